@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PURPOSES, type Purpose } from './llm/types';
 
 /**
  * The only place that reads the environment. Every Worker var and secret of the public contract is
@@ -78,8 +79,33 @@ export const configSchema = z
 
 type Parsed = z.infer<typeof configSchema>;
 
+/** `generateQuery` → `LLM_MODEL_GENERATE_QUERY`, `extract_info` → `LLM_MODEL_EXTRACT_INFO`, `vision` → `LLM_MODEL_VISION`. */
+export const purposeModelVar = (purpose: Purpose): string =>
+  `LLM_MODEL_${purpose.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
+
+const PURPOSE_BY_VAR = new Map(PURPOSES.map((p) => [purposeModelVar(p), p]));
+
+/** Reads every `LLM_MODEL_<PURPOSE>`; an unknown purpose is a typo worth failing on, not a silently ignored var. */
+const parsePurposeModels = (raw: Record<string, unknown>, issues: string[]): Partial<Record<Purpose, string>> => {
+  const models: Partial<Record<Purpose, string>> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!key.startsWith('LLM_MODEL_') || typeof value !== 'string') continue;
+    const purpose = PURPOSE_BY_VAR.get(key);
+    if (!purpose) {
+      issues.push(`${key}: no such purpose; per-purpose models are ${[...PURPOSE_BY_VAR.keys()].join(', ')}`);
+      continue;
+    }
+    const name = value.trim();
+    if (name.length > 200) issues.push(`${key}: a model name of at most 200 characters`);
+    else if (name) models[purpose] = name;
+  }
+  return models;
+};
+
 export type Config = Omit<Parsed, 'LLM_PROVIDER'> & {
   LLM_PROVIDER: 'workers-ai' | 'openai' | 'scripted' | 'none';
+  /** Per-purpose model overrides (`LLM_MODEL_CHECK`, `LLM_MODEL_VISION`, …); purposes without one use LLM_MODEL. */
+  LLM_MODELS: Partial<Record<Purpose, string>>;
   /** Names of secret values, so traces and errors can scrub them. */
   secrets: string[];
 };
@@ -100,16 +126,15 @@ export const loadConfig = (env: Record<string, unknown>): Config => {
   const raw: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(env)) if (typeof v === 'string') raw[k] = v === '' ? undefined : v;
   const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`),
-    );
-  }
+  const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`);
+  const models = parsePurposeModels(raw, issues);
+  if (!parsed.success || issues.length) throw new ConfigError(issues);
   const c = parsed.data;
   const provider = c.LLM_PROVIDER ?? (c.LLM_BASE_URL ? 'openai' : 'none');
   const config: Config = {
     ...c,
     LLM_PROVIDER: provider,
+    LLM_MODELS: models,
     secrets: [c.LLM_API_KEY, ...c.API_KEYS].filter((s): s is string => !!s && s.length >= 4),
   };
   cache.set(env, config);

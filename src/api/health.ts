@@ -10,7 +10,7 @@ export const healthRoutes = new Hono<{ Bindings: Env }>().get('/healthz', (c) =>
   return c.json({
     ok: true,
     llm: llm.ok
-      ? { ready: true, provider: llm.llm.provider, model: llm.llm.model }
+      ? { ready: true, provider: llm.llm.provider, model: llm.llm.model, ...(Object.keys(config.LLM_MODELS).length ? { byPurpose: config.LLM_MODELS } : {}) }
       : { ready: false, provider: config.LLM_PROVIDER, message: llm.reason },
     evidence: { kind: config.EVIDENCE },
     embeddings: { provider: config.EMBEDDING_PROVIDER },

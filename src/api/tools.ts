@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { loadConfig } from '../config';
 import { createServices, createToolRegistry } from '../engine/services';
 import { createLLM } from '../llm';
+import { routeByPurpose } from '../llm/route';
 import { LLMError, type LLM } from '../llm/types';
 import { readJsonBody } from './body';
 import { HttpError } from './errors';
@@ -44,7 +45,7 @@ export const toolRoutes = new Hono<{ Bindings: Env }>().post('/v1/tools/:name', 
   try {
     const output = await tool.execute(
       {
-        llm: llm.ok ? llm.llm : noModel(llm.reason),
+        llm: llm.ok ? routeByPurpose(llm.llm, config.LLM_MODELS) : noModel(llm.reason),
         get evidence() {
           return services.evidence();
         },

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { Embedder } from '../embeddings/types';
 import type { Evidence } from '../evidence/types';
+import { routeByPurpose } from '../llm/route';
 import type { LLM } from '../llm/types';
 import type { ToolRegistry } from '../tools/types';
 import type { VectorIndex } from '../vectors/types';
@@ -31,7 +32,7 @@ const MAX_OBSERVATION_CHARS = 8_000;
 /** Builds the context a strategy step sees. Shared by the Durable Object and by tests that drive a strategy directly. */
 export const createRunContext = (parts: ContextParts): RunContext => {
   const llm = meteredLLM(
-    parts.llm,
+    routeByPurpose(parts.llm, parts.config.LLM_MODELS ?? {}),
     parts.usage,
     parts.llmLimits ?? { maxLLMCalls: parts.config.MAX_LLM_CALLS, maxTokens: parts.config.MAX_TOKENS },
   );

@@ -23,7 +23,7 @@ export const meteredLLM = (inner: LLM, usage: Usage, limits: LLMLimits): LLM => 
       throw new LimitError('tokens', `the run reached its limit of ${limits.maxTokens} tokens`);
     }
     const result = await inner.chat(request);
-    addLLMCall(usage, request.purpose, result.usage);
+    addLLMCall(usage, request.purpose, result.usage, result.model);
     return result;
   },
 });

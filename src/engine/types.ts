@@ -53,6 +53,10 @@ export interface PurposeUsage {
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  /** The model that served this purpose (the first one, when `models` lists several). */
+  model?: string;
+  /** Calls per model, only when more than one model served this purpose. */
+  models?: Record<string, number>;
 }
 
 export interface Usage {

@@ -11,7 +11,7 @@ export const emptyUsage = (): Usage => ({
 });
 
 /** Adds one model call to a usage record (mutates and returns it). */
-export const addLLMCall = (usage: Usage, purpose: Purpose, tokens: TokenUsage): Usage => {
+export const addLLMCall = (usage: Usage, purpose: Purpose, tokens: TokenUsage, model?: string): Usage => {
   usage.llmCalls += 1;
   usage.promptTokens += tokens.promptTokens;
   usage.completionTokens += tokens.completionTokens;
@@ -19,6 +19,14 @@ export const addLLMCall = (usage: Usage, purpose: Purpose, tokens: TokenUsage): 
   p.calls += 1;
   p.promptTokens += tokens.promptTokens;
   p.completionTokens += tokens.completionTokens;
+  if (model) {
+    // One model per purpose is the norm; a purpose served by two (text and vision) lists both with their calls.
+    if (p.model === undefined) p.model = model;
+    else if (p.model !== model || p.models) {
+      p.models ??= { [p.model]: p.calls - 1 };
+      p.models[model] = (p.models[model] ?? 0) + 1;
+    }
+  }
   return usage;
 };
 

@@ -37,7 +37,7 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     const headers = { 'x-request-purpose': request.purpose };
     const stop = request.stop?.slice(0, MAX_SERVER_STOPS);
     const params = {
-      model,
+      model: request.model ?? model,
       messages: request.messages as OpenAI.Chat.ChatCompletionMessageParam[],
       ...(stop?.length ? { stop } : {}),
       ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
@@ -60,14 +60,14 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
         finish = chunk.choices?.[0]?.finish_reason ?? finish;
         if (chunk.usage) usage = chunk.usage;
       }
-      return result(cutAtStop(text, request.stop), finish, usage, model);
+      return result(cutAtStop(text, request.stop), finish, usage, params.model);
     }
     const completion = await client.chat.completions.create({ ...params, stream: false }, { headers, signal: request.signal });
     const choice = completion.choices?.[0];
     if (!choice || typeof choice.message?.content !== 'string') {
       throw new LLMError('the model server returned no message content', undefined, true);
     }
-    return result(cutAtStop(choice.message.content, request.stop), choice.finish_reason, completion.usage, completion.model || model);
+    return result(cutAtStop(choice.message.content, request.stop), choice.finish_reason, completion.usage, completion.model || params.model);
   };
 
   return {

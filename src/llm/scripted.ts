@@ -54,7 +54,7 @@ export const scriptedLLM = (script: Script, options: { acceptsImages?: boolean }
         text,
         usage: { promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(text) },
         finishReason: 'stop',
-        model: 'scripted',
+        model: request.model ?? 'scripted',
       };
     },
   };

@@ -1,7 +1,7 @@
 /** Why a model is called. Recorded in the run's usage and sent as `x-request-purpose`. */
 export const PURPOSES = [
   'agent', 'read', 'generateQuery', 'parametric', 'final', 'code', 'refine', 'simplify',
-  'extract_info', 'check', 'attribute', 'calculator', 'kg', 'reasoning', 'summarize', 'judge',
+  'extract_info', 'check', 'attribute', 'calculator', 'kg', 'reasoning', 'summarize', 'judge', 'vision',
 ] as const;
 export type Purpose = (typeof PURPOSES)[number];
 
@@ -16,6 +16,8 @@ export interface ChatMessage {
 
 export interface ChatRequest {
   purpose: Purpose;
+  /** The model to use instead of the provider's default (set by per-purpose routing, `LLM_MODEL_<PURPOSE>`). */
+  model?: string;
   messages: ChatMessage[];
   /** Generation stops before any of these strings (the agent stops at `Observation:`). */
   stop?: string[];

@@ -22,9 +22,10 @@ export const workersAIProvider = (ai: Ai, model = DEFAULT_WORKERS_AI_MODEL, maxR
       role: m.role,
       content: typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''),
     }));
+    const chosen = request.model ?? model;
     for (let attempt = 0; ; attempt++) {
       try {
-        const out = (await (ai as unknown as { run: (m: string, i: unknown) => Promise<unknown> }).run(model, {
+        const out = (await (ai as unknown as { run: (m: string, i: unknown) => Promise<unknown> }).run(chosen, {
           messages,
           max_tokens: request.maxTokens ?? 1024,
           ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
@@ -38,7 +39,7 @@ export const workersAIProvider = (ai: Ai, model = DEFAULT_WORKERS_AI_MODEL, maxR
             completionTokens: out?.usage?.completion_tokens ?? Math.ceil(text.length / 4),
           },
           finishReason: 'stop',
-          model,
+          model: chosen,
         };
       } catch (err) {
         if (attempt >= maxRetries) {
