@@ -3,6 +3,9 @@ import type { ContentPart } from '../../llm/types';
 import type { HostFunction, Json } from '../../sandbox/types';
 import { CHECK_OPS, compareInCode, type CheckOp } from './compare';
 import type { ProgramContext } from './input';
+import type { Recipe } from '../../engine/recipe';
+import { recipeOf } from '../../engine/recipe';
+import checkPaperPrompt from './prompts/check-paper.txt';
 import checkPrompt from './prompts/check.txt';
 import extractPrompt from './prompts/extract-info.txt';
 
@@ -53,12 +56,27 @@ const extractInfo = (ctx: RunContext, input: ProgramContext): HostFunction => as
   return firstLine(reply.text) || 'not available';
 };
 
-/** `check(a, b, op)`: numbers and dates in code; anything else asks the model for true or false. */
-export const checkValues = (ctx: Pick<RunContext, 'llm'>): HostFunction => async (a, b, op) => {
+/**
+ * `check(a, b, op)`. Ours: numbers and dates are decided in code, anything else asks the model for true or false.
+ * The paper's: every comparison goes to a (cheaper) model with a few worked examples.
+ */
+export const checkValues = (ctx: Pick<RunContext, 'llm'>, recipe: Recipe = 'ours'): HostFunction => async (a, b, op) => {
   const operator = (typeof op === 'string' ? op.trim() : '==') as CheckOp;
   if (!CHECK_OPS.includes(operator)) throw new Error(`unknown operator ${JSON.stringify(op)}; use one of ${CHECK_OPS.join(' ')}`);
   const left = cellText(a);
   const right = cellText(b);
+  if (recipe === 'paper') {
+    const reply = await ctx.llm.chat({
+      purpose: 'check',
+      messages: [
+        { role: 'system', content: checkPaperPrompt.trim() },
+        { role: 'user', content: `Q: ${left} ${operator} ${right}\nCheck:` },
+      ],
+      maxTokens: 4,
+      temperature: 0,
+    });
+    return /^\W*(true|yes)\b/i.test(reply.text.trim());
+  }
   const decided = compareInCode(left, right, operator);
   if (decided !== undefined) return decided;
   const reply = await ctx.llm.chat({
@@ -75,5 +93,5 @@ export const checkValues = (ctx: Pick<RunContext, 'llm'>): HostFunction => async
 
 export const hostFunctionsFor = (ctx: RunContext, input: ProgramContext): Record<string, HostFunction> => ({
   extract_info: extractInfo(ctx, input),
-  check: checkValues(ctx),
+  check: checkValues(ctx, recipeOf(ctx.request.options)),
 });

@@ -1,3 +1,4 @@
+import { recipeOf } from '../../engine/recipe';
 import type { AnswerData, EventInput, RunContext, Strategy } from '../../engine/types';
 import { runProgram } from '../../sandbox';
 import type { Json, RunProgramResult } from '../../sandbox/types';
@@ -7,9 +8,12 @@ import { extractCode } from './extract-code';
 import { programExamples } from './fewshot';
 import { hostFunctionsFor } from './host-functions';
 import { linearise, parseProgramContext, toSandboxTable, type ProgramContext, type SandboxTable } from './input';
+import codePaperPrompt from './prompts/code-paper.txt';
 import codePrompt from './prompts/code.txt';
 import refinePrompt from './prompts/refine.txt';
+import simplifyPaperPrompt from './prompts/simplify-paper.txt';
 import simplifyPrompt from './prompts/simplify.txt';
+import { retrieveSentences } from './sentence-retriever';
 
 type Phase = 'invalid' | 'simplify' | 'generate' | 'run' | 'refine';
 
@@ -33,7 +37,8 @@ export interface ProgramState {
   attempts: Attempt[];
 }
 
-const DEFAULT_REFINE_ROUNDS = 2;
+/** Ours repairs twice; the paper refines once. */
+const REFINE_ROUNDS = { ours: 2, paper: 1 } as const;
 const DEFAULT_EXAMPLES = 6;
 const SIMPLIFY_PASSAGES = 3;
 const MAX_FAILURE_CHARS = 2_500;
@@ -41,8 +46,10 @@ const MAX_FAILURE_CHARS = 2_500;
 const options = (ctx: RunContext) => {
   const o = ctx.request.options ?? {};
   const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : fallback);
+  const recipe = recipeOf(o);
   return {
-    refineRounds: num(o.refineRounds, DEFAULT_REFINE_ROUNDS),
+    recipe,
+    refineRounds: num(o.refineRounds, REFINE_ROUNDS[recipe]),
     examples: num(o.fewshot, DEFAULT_EXAMPLES),
     simplify: o.simplify !== false,
   };
@@ -64,23 +71,66 @@ const tableAnswer = (value: string, input: ProgramContext, confidence: AnswerDat
   confidence,
 });
 
-const codeMessages = (table: SandboxTable, input: ProgramContext, question: string, examples: number) => {
+// The paper asks for a description of the solution before the code, in the same reply.
+const DESCRIBE_FIRST =
+  'First describe your solution in a few sentences to make your plan clear, then write `function solve(table)` in one ```javascript code block.';
+
+const codeMessages = (table: SandboxTable, input: ProgramContext, question: string, examples: number, recipe: 'paper' | 'ours') => {
   const shots = programExamples(examples);
   const listing = linearise(table, input.passages, input.images ?? {});
   return [
-    { role: 'system' as const, content: codePrompt.trim() },
+    { role: 'system' as const, content: (recipe === 'paper' ? codePaperPrompt : codePrompt).trim() },
     {
       role: 'user' as const,
       content: [
         shots.length ? `Worked examples:\n\n${shots.join('\n\n---\n\n')}\n\n---\n` : '',
         `Now the real task.\n${listing}\nQuestion: ${question}`,
+        recipe === 'paper' ? `\n${DESCRIBE_FIRST}` : '',
       ].join('\n'),
     },
   ];
 };
 
-/** Step (a): retrieve the passages closest to the question and let the model name the cells it describes. */
-const simplify = async (state: ProgramState, ctx: RunContext, input: ProgramContext) => {
+const simplify = (state: ProgramState, ctx: RunContext, input: ProgramContext) =>
+  options(ctx).recipe === 'paper' ? simplifyBySentences(state, ctx, input) : simplifyByPassages(state, ctx, input);
+
+/** Takes a rewrite only when it is one plausible question (not empty, not an essay). */
+const rewrittenQuestion = (reply: string, original: string) => {
+  const rewritten = reply.trim().split('\n')[0].replace(/^(rewritten |simplified )?question\s*:\s*/i, '').trim();
+  const usable = rewritten && rewritten.length <= original.length * 3 + 40;
+  return usable && rewritten !== original ? rewritten : undefined;
+};
+
+/**
+ * Step (a), the paper's way: sentences of the linked passages that match the question (TF-IDF n-grams and shared
+ * substring) become "cell: sentence" knowledge, and the model substitutes it into the question. No match, no call.
+ */
+const simplifyBySentences = async (state: ProgramState, ctx: RunContext, input: ProgramContext) => {
+  const knowledge = retrieveSentences(state.question, input);
+  if (!knowledge.length) {
+    return { state: { ...state, phase: 'generate' as const }, events: [thought('No passage sentence matches the question; it stays as it is.')] };
+  }
+  const reply = await ctx.llm.chat({
+    purpose: 'simplify',
+    messages: [{ role: 'user', content: simplifyPaperPrompt.replace('{{question}}', () => state.question).replace('{{knowledge}}', () => knowledge.join('\n')).trim() }],
+    maxTokens: 128,
+    temperature: 0,
+  });
+  const rewritten = rewrittenQuestion(reply.text, state.question);
+  return {
+    state: { ...state, phase: 'generate' as const, question: rewritten ?? state.question },
+    events: [
+      thought(
+        rewritten
+          ? `Substituted what the passages say into the question (${knowledge.length} matching sentence(s)): "${rewritten}"`
+          : 'The matching passage sentences did not change the question.',
+      ),
+    ],
+  };
+};
+
+/** Step (a), ours: retrieve the passages closest to the question (BM25) and let the model name the cells it describes. */
+const simplifyByPassages = async (state: ProgramState, ctx: RunContext, input: ProgramContext) => {
   const owners = new Map<string, string>();
   input.table.rows.forEach((cells, r) =>
     cells.forEach((c, j) => c.links?.forEach((l) => owners.has(l) || owners.set(l, `row ${r}, column "${input.table.columns[j] ?? j}": ${c.text}`))),
@@ -102,15 +152,12 @@ const simplify = async (state: ProgramState, ctx: RunContext, input: ProgramCont
     maxTokens: 128,
     temperature: 0,
   });
-  const rewritten = reply.text.trim().split('\n')[0].replace(/^(rewritten )?question\s*:\s*/i, '').trim();
-  // A reply that is empty or far longer than the question is not a rewrite; keep the original then.
-  const usable = rewritten && rewritten.length <= state.question.length * 3 + 40;
-  const changed = usable && rewritten !== state.question;
+  const rewritten = rewrittenQuestion(reply.text, state.question);
   return {
-    state: { ...state, phase: 'generate' as const, question: changed ? rewritten : state.question },
+    state: { ...state, phase: 'generate' as const, question: rewritten ?? state.question },
     events: [
       thought(
-        changed
+        rewritten
           ? `Simplified the question using the passages most related to it (${top.map((t) => t.key).join(', ')}): "${rewritten}"`
           : 'Looked for descriptions in the question that name a table cell; none needed rewriting.',
       ),
@@ -129,7 +176,7 @@ const writeProgram = async (state: ProgramState, ctx: RunContext, input: Program
           content: `${linearise(table, input.passages, input.images ?? {})}\nQuestion: ${state.question}\n\nPrevious program:\n\`\`\`javascript\n${state.code ?? ''}\n\`\`\`\n\nWhat went wrong:\n${state.failure ?? 'unknown'}`,
         },
       ]
-    : codeMessages(table, input, state.question, options(ctx).examples);
+    : codeMessages(table, input, state.question, options(ctx).examples, options(ctx).recipe);
   const reply = await ctx.llm.chat({ purpose: refine ? 'refine' : 'code', messages, maxTokens: 1024, temperature: 0 });
   const code = extractCode(reply.text);
   const rounds = refine ? state.rounds + 1 : state.rounds;
@@ -223,7 +270,7 @@ const finishAttempt = (
 /**
  * Program-based prompting over a table with linked passages (HProPro): simplify the question, write a
  * `solve(table)` program, run it in the QuickJS sandbox with `extract_info` and `check` backed by the model,
- * and repair it from its error up to `options.refineRounds` (default 2) times. One model call or one sandbox
+ * and repair it from its error up to `options.refineRounds` times (2; 1 under `options.recipe: "paper"`). One model call or one sandbox
  * attempt per step.
  */
 export const programStrategy: Strategy<ProgramState> = {
