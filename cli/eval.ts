@@ -1,7 +1,7 @@
 /**
  * npm run eval -- --benchmark <name> --data <file> --url <service url> [--variant V] [--mode M]
- *   [--limit N] [--concurrency C] [--out dir] [--resume] [--api-key K] [--reference file]
- *   [--tables <WikiTables-WithLinks dir>] [--retries R]
+ *   [--sample N --seed S] [--limit N] [--lang L] [--concurrency C] [--out dir] [--resume] [--api-key K]
+ *   [--reference file] [--tables <WikiTables-WithLinks dir>] [--retries R] [--wikidata-api URL|none] [--labels file]
  * Asks every question through POST <url>/v1/answer, shows progress on stderr, and writes
  * predictions.jsonl, metrics.json and report.html into --out (default eval-results/<benchmark>).
  */
@@ -9,6 +9,8 @@ import { loadBenchmark, parseHybridQAReference } from '../src/eval/loaders/index
 import { runEvaluation } from '../src/eval/node/evaluate';
 import { hybridqaContextLoader } from '../src/eval/node/hybridqa-tables';
 import { readBenchmarkText } from '../src/eval/node/read-text';
+import { DEFAULT_WIKIDATA_API } from '../src/eval/node/wikidata-labels';
+import { seededSample } from '../src/eval/sample';
 import { BENCHMARKS, isBenchmark, type EvalItem } from '../src/eval/types';
 import { fail, parseArgs } from './args';
 import { judgeFromEnv } from './judge-env';
@@ -20,6 +22,13 @@ const positive = (v: string | true | undefined, name: string): number | undefine
   return n;
 };
 
+const nonNegative = (v: string | true | undefined, name: string, fallback: number): number => {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) fail(`${name} must be a non-negative integer`);
+  return n;
+};
+
 const main = async () => {
   const args = parseArgs(process.argv.slice(2));
   const benchmark = String(args.benchmark ?? '');
@@ -28,9 +37,22 @@ const main = async () => {
   if (typeof args.data !== 'string') fail('--data <file> is required');
   if (typeof args.url !== 'string') fail('--url <service url> is required (e.g. http://127.0.0.1:8787)');
   const reference = typeof args.reference === 'string' ? parseHybridQAReference(readBenchmarkText(args.reference)) : undefined;
-  let items = loadBenchmark(b, readBenchmarkText(args.data as string), { reference });
+  const lang = typeof args.lang === 'string' ? args.lang : undefined;
+  if (lang && b !== 'qald9plus') fail('--lang applies to qald9plus only');
+  if (lang && !/^[a-z]{2,3}(-[a-z0-9]+)?$/i.test(lang)) fail('--lang takes a language code such as en, de, ru, zh');
+  let items = loadBenchmark(b, readBenchmarkText(args.data as string), { reference, language: lang });
+  if (lang) process.stderr.write(`${items.length} questions have a ${lang} string (gold answers unchanged)\n`);
+  const sample = positive(args.sample, '--sample');
+  const seed = nonNegative(args.seed, '--seed', 0);
+  if (args.seed !== undefined && !sample) fail('--seed needs --sample N');
+  if (sample) {
+    items = seededSample(items, sample, seed);
+    process.stderr.write(`sampled ${items.length} questions with seed ${seed}\n`);
+  }
   const limit = positive(args.limit, '--limit');
   if (limit) items = items.slice(0, limit);
+  const api = args['wikidata-api'];
+  const wikidataApi = api === 'none' ? undefined : typeof api === 'string' ? api : DEFAULT_WIKIDATA_API;
   const tables = typeof args.tables === 'string' ? hybridqaContextLoader(args.tables) : undefined;
   const contextFor = tables
     ? (item: EvalItem) => (item.gold.kind === 'hybridqa' ? tables(item.gold.tableId) : item.context)
@@ -51,6 +73,10 @@ const main = async () => {
     judge,
     judgeName: name,
     contextFor,
+    language: lang,
+    wikidataApi,
+    labelsFile: typeof args.labels === 'string' ? args.labels : undefined,
+    sample: sample ? { n: sample, seed } : undefined,
     progress: process.stderr,
   });
   process.stderr.write(`asked ${summary.asked}, skipped ${summary.skipped} (resume), errors ${summary.errors}\n`);

@@ -1,10 +1,14 @@
 /**
  * npm run score -- --benchmark <name> --gold <file> --pred <predictions.jsonl> [--reference <file>]
- *                  [--mintaka-mode text|kg]
+ *                  [--mintaka-mode text|kg] [--labels qald-labels.json] [--lang L]
+ * QALD: text answers are mapped to gold IRIs through the label table (default: qald-labels.json beside
+ * --pred, as `npm run eval` leaves it); scoring never touches the network.
  * Prints one JSON object: {"benchmark", "n", "metrics": {...}} (CRAG adds "judge").
  */
 import { loadBenchmark, parseHybridQAReference } from '../src/eval/loaders/index';
+import { dirname, join } from 'node:path';
 import { readBenchmarkText, readPredictionLines } from '../src/eval/node/read-text';
+import { LABELS_FILE, readLabelTable } from '../src/eval/node/wikidata-labels';
 import { indexPredictions, scoreBenchmark } from '../src/eval/score';
 import { BENCHMARKS, isBenchmark, type Prediction } from '../src/eval/types';
 import { fail, parseArgs } from './args';
@@ -18,11 +22,15 @@ const main = async () => {
   if (typeof args.pred !== 'string') fail('--pred <predictions.jsonl> is required');
   const b = benchmark as (typeof BENCHMARKS)[number];
   const reference = typeof args.reference === 'string' ? parseHybridQAReference(readBenchmarkText(args.reference)) : undefined;
-  const items = loadBenchmark(b, readBenchmarkText(args.gold as string), { reference });
+  const language = typeof args.lang === 'string' ? args.lang : undefined;
+  const items = loadBenchmark(b, readBenchmarkText(args.gold as string), { reference, language });
+  const labelsPath = typeof args.labels === 'string' ? args.labels : join(dirname(args.pred as string), LABELS_FILE);
+  const qaldLabels = b === 'qald9plus' ? readLabelTable(labelsPath) : undefined;
+  if (b === 'qald9plus' && !qaldLabels) process.stderr.write(`note: no label table at ${labelsPath}\n`);
   const predictions = indexPredictions(readPredictionLines(args.pred as string) as Prediction[]);
   const { judge, name } = b === 'crag' ? judgeFromEnv() : { judge: undefined, name: 'none' };
   const mode = args['mintaka-mode'] === 'kg' ? 'kg' : 'text';
-  const result = await scoreBenchmark(b, items, predictions, { reference, judge, judgeName: name, mintakaMode: mode });
+  const result = await scoreBenchmark(b, items, predictions, { reference, judge, judgeName: name, mintakaMode: mode, qaldLabels, language: language ?? 'en' });
   for (const note of result.notes ?? []) process.stderr.write(`note: ${note}\n`);
   const out: Record<string, unknown> = { benchmark: result.benchmark, n: result.n, metrics: result.metrics };
   if (result.judge) out.judge = result.judge;

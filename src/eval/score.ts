@@ -3,7 +3,9 @@ import { cragTotals, cragVerdict, cragExactVerdict, type CragJudge, type CragVer
 import { hybridqaExact, hybridqaF1, type HybridQAReference } from './metrics/hybridqa';
 import { scoreMintaka, type MintakaMode } from './metrics/mintaka';
 import { mmqaListEm, mmqaListF1 } from './metrics/mmqa';
-import { qaldAnswerKey, qaldBooleanFromText, qaldMacro, qaldQuestion, type PR } from './metrics/qald';
+import { qaldMacro, qaldQuestion, type PR } from './metrics/qald';
+import { qaldGoldKey, qaldSystemKeys } from './metrics/qald-answer';
+import type { QaldLabelTable } from './metrics/qald-labels';
 import { percentMean } from './pytext';
 import type { Benchmark, EvalItem, ItemScore, Prediction, ScoreResult } from './types';
 
@@ -13,6 +15,10 @@ export interface ScoreOptions {
   /** CRAG's LLM judge; without one only exact matches count as correct. */
   judge?: CragJudge;
   judgeName?: string;
+  /** QALD: names of the gold entities, to map text answers to IRIs. */
+  qaldLabels?: QaldLabelTable;
+  /** QALD: the language the questions were asked in (the label table's language). */
+  language?: string;
 }
 
 /** A prediction's set answer: `answers` when it is a list (the per-source object is not one). */
@@ -29,28 +35,23 @@ export const indexPredictions = (predictions: Iterable<Prediction>): Map<string,
   return map;
 };
 
-const qaldSystemSet = (item: EvalItem, p: Prediction): Set<string> => {
+const qaldSystemSet = (item: EvalItem, p: Prediction, opts: ScoreOptions): Set<string> => {
   const gold = item.gold.kind === 'qald9plus' ? item.gold : undefined;
-  const list = predictionList(p);
-  if (list) return new Set(list.map((v) => qaldAnswerKey(String(v))));
-  const text = predictionText(p)?.trim() ?? '';
-  if (!text) return new Set();
-  if (gold?.boolean !== undefined) {
-    const b = qaldBooleanFromText(text);
-    return new Set(b ? [b] : [text]);
-  }
-  return new Set([qaldAnswerKey(text)]);
+  return qaldSystemKeys(
+    { text: predictionText(p), list: predictionList(p), entities: Array.isArray(p.entities) ? p.entities : undefined },
+    { goldAnswers: gold?.answers ?? [], boolean: gold?.boolean, labels: opts.qaldLabels, language: opts.language },
+  );
 };
 
 /** Whether a free-text answer (e.g. one source's) is right under the benchmark's strict per-question rule. */
-export const isAnswerCorrect = (item: EvalItem, answer: string, mintakaMode: MintakaMode = 'text'): boolean => {
+export const isAnswerCorrect = (item: EvalItem, answer: string, mintakaMode: MintakaMode = 'text', opts: ScoreOptions = {}): boolean => {
   const p: Prediction = { id: item.id, answer };
   const g = item.gold;
   switch (g.kind) {
     case 'mintaka':
       return scoreMintaka(g, { answer }, mintakaMode).em === 1;
     case 'qald9plus':
-      return qaldQuestion(qaldSystemSet(item, p), new Set(g.answers.map(qaldAnswerKey))).f1 === 1;
+      return qaldQuestion(qaldSystemSet(item, p, opts), new Set(g.answers.map(qaldGoldKey))).f1 === 1;
     case 'compmix':
       return compmixCorrect(answer, g.answers);
     case 'hybridqa':
@@ -102,15 +103,16 @@ export const scoreBenchmark = async (
       const prs: PR[] = [];
       for (const item of items) {
         if (item.gold.kind !== 'qald9plus') continue;
-        const gold = new Set(item.gold.answers.map(qaldAnswerKey));
+        const gold = new Set(item.gold.answers.map(qaldGoldKey));
         const p = predictions.get(item.id);
         // No prediction at all is a wrong answer: GERBIL's "no answer" (P=1, R=0), or P=R=0 when
         // the gold is empty (an empty answer there would otherwise count as right).
-        const pr = p ? qaldQuestion(qaldSystemSet(item, p), gold) : gold.size > 0 ? { precision: 1, recall: 0, f1: 0 } : { precision: 0, recall: 0, f1: 0 };
+        const pr = p ? qaldQuestion(qaldSystemSet(item, p, opts), gold) : gold.size > 0 ? { precision: 1, recall: 0, f1: 0 } : { precision: 0, recall: 0, f1: 0 };
         prs.push(pr);
         push(item.id, pr.f1, !p);
       }
       metrics = qaldMacro(prs);
+      if (!opts.qaldLabels) notes.push('no label table: text answers match gold literals only, never gold entities');
       break;
     }
     case 'compmix': {

@@ -71,6 +71,8 @@ export interface Prediction {
   id: string;
   answer?: string | null;
   answers?: unknown;
+  /** The Wikidata entities behind the answer, as the service reports them. */
+  entities?: { id: string; label?: string }[];
   confidence?: string;
   usage?: Record<string, unknown>;
   timings?: Record<string, unknown>;

@@ -89,7 +89,7 @@ describe('loaders on fixtures written from the official formats', () => {
     expect(items[1].gold).toMatchObject({ boolean: true, answers: ['true'] });
     expect(items[3].gold).toMatchObject({ answers: ['2'] });
     const r = await scoreBenchmark('qald9plus', items, perfect(items));
-    expect(r.metrics).toEqual({ precision: 100, recall: 100, macro_f1_qald: 100 });
+    expect(r.metrics).toEqual({ precision: 100, recall: 100, macro_f1: 100, macro_f1_qald: 100 });
   });
 
   it('MultiModalQA (gzip JSONL): skips unannotated questions; gold scores 100', async () => {

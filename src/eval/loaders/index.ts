@@ -10,12 +10,12 @@ import { loadQald9Plus } from './qald9plus';
 export { parseHybridQAReference } from './hybridqa';
 
 /** Parses a benchmark file's (already decompressed) text into evaluation items. */
-export const loadBenchmark = (benchmark: Benchmark, text: string, opts: { reference?: HybridQAReference } = {}): EvalItem[] => {
+export const loadBenchmark = (benchmark: Benchmark, text: string, opts: { reference?: HybridQAReference; language?: string } = {}): EvalItem[] => {
   switch (benchmark) {
     case 'mintaka':
       return loadMintaka(text);
     case 'qald9plus':
-      return loadQald9Plus(text);
+      return opts.language ? loadQald9Plus(text, opts.language, true) : loadQald9Plus(text);
     case 'compmix':
       return loadCompMix(text);
     case 'hybridqa':

@@ -19,10 +19,13 @@ interface QaldQuestion {
 /**
  * QALD-9-Plus (QALD-JSON): `questions[].question[{language,string}]`, `query.sparql` and
  * `answers[]` in SPARQL 1.1 JSON results form. Every bound value of every row is an answer.
+ * With `strict`, a question that has no string in `language` is left out (the `--lang` protocol);
+ * otherwise it falls back to its first string.
  */
-export const loadQald9Plus = (text: string, language = 'en'): EvalItem[] => {
+export const loadQald9Plus = (text: string, language = 'en', strict = false): EvalItem[] => {
   const doc = JSON.parse(text) as { questions: QaldQuestion[] };
-  return doc.questions.map((q) => {
+  const asked = strict ? doc.questions.filter((q) => q.question.some((s) => s.language === language && s.string?.trim())) : doc.questions;
+  return asked.map((q) => {
     const localized = q.question.find((s) => s.language === language) ?? q.question[0];
     const answers: string[] = [];
     let boolean: boolean | undefined;
@@ -34,7 +37,7 @@ export const loadQald9Plus = (text: string, language = 'en'): EvalItem[] => {
     return {
       id: String(q.id),
       question: localized?.string ?? '',
-      type: q.answertype ?? (boolean !== undefined ? 'boolean' : undefined),
+      type: q.answertype ?? (boolean !== undefined || /^\s*(PREFIX\s+\S+\s+<[^>]*>\s*)*ASK\b/i.test(q.query?.sparql ?? '') ? 'boolean' : undefined),
       gold: { kind: 'qald9plus', answers: [...new Set(answers)], boolean, sparql: q.query?.sparql },
     };
   });

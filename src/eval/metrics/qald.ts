@@ -29,19 +29,24 @@ export const qaldQuestion = (system: ReadonlySet<string>, gold: ReadonlySet<stri
   return { precision, recall, f1: (2 * precision * recall) / (precision + recall) };
 };
 
-/** Averages in percent; macro_f1_qald is 2PR/(P+R) of the averaged P and R (0 when both are 0). */
-export const qaldMacro = (perQuestion: readonly PR[]): { precision: number; recall: number; macro_f1_qald: number } => {
+/**
+ * Averages in percent. `macro_f1_qald` is 2PR/(P+R) of the averaged P and R (0 when both are 0), GERBIL's
+ * "Macro F1 QALD"; `macro_f1` is the mean of the per-question F1s, GERBIL's "Macro F1".
+ */
+export const qaldMacro = (perQuestion: readonly PR[]): { precision: number; recall: number; macro_f1: number; macro_f1_qald: number } => {
   const n = perQuestion.length || 1;
   let p = 0;
   let r = 0;
+  let f1 = 0;
   for (const q of perQuestion) {
     p += q.precision;
     r += q.recall;
+    f1 += q.f1;
   }
   p /= n;
   r /= n;
   const f = p + r === 0 ? 0 : (2 * p * r) / (p + r);
-  return { precision: 100 * p, recall: 100 * r, macro_f1_qald: 100 * f };
+  return { precision: 100 * p, recall: 100 * r, macro_f1: (100 * f1) / n, macro_f1_qald: 100 * f };
 };
 
 const WIKIDATA_ENTITY = 'http://www.wikidata.org/entity/';

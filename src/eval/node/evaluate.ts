@@ -8,6 +8,7 @@ import { progressReporter } from '../runner/progress';
 import { defaultMode, defaultVariant, runQuestions } from '../runner/run';
 import { indexPredictions, scoreBenchmark } from '../score';
 import type { Benchmark, EvalItem, Prediction } from '../types';
+import { prepareLabelTable } from './qald-label-cache';
 import { readPredictionLines } from './read-text';
 
 export interface EvaluationOptions {
@@ -26,6 +27,16 @@ export interface EvaluationOptions {
   judge?: CragJudge;
   judgeName?: string;
   contextFor?: (item: EvalItem) => unknown;
+  /** QALD: the language the questions are asked in (default en). */
+  language?: string;
+  /** QALD: the Wikibase api.php that names the gold entities; undefined = use only the cached table. */
+  wikidataApi?: string;
+  /** QALD: a label table file other than `<outDir>/qald-labels.json`. */
+  labelsFile?: string;
+  /** Recorded in metrics.json: the seeded sample the items were drawn with. */
+  sample?: { n: number; seed: number };
+  /** For tests: the fetch used for the label table. */
+  fetch?: typeof fetch;
   progress?: { write(s: string): unknown; isTTY?: boolean };
 }
 
@@ -75,7 +86,14 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
   bar?.finish();
 
   const predictions = indexPredictions(readPredictionLines(predictionsPath) as Prediction[]);
-  const result = await scoreBenchmark(o.benchmark, o.items, predictions, { reference: o.reference, judge: o.judge, judgeName: o.judgeName });
+  const language = o.language ?? 'en';
+  const labels =
+    o.benchmark === 'qald9plus'
+      ? await prepareLabelTable({ items: o.items, outDir: o.outDir, file: o.labelsFile, language, api: o.wikidataApi, fetch: o.fetch })
+      : undefined;
+  if (labels?.note) o.progress?.write(`warning: ${labels.note}\n`);
+  const scoring = { reference: o.reference, judge: o.judge, judgeName: o.judgeName, qaldLabels: labels?.table, language };
+  const result = await scoreBenchmark(o.benchmark, o.items, predictions, scoring);
   const metricsPath = join(o.outDir, 'metrics.json');
   const reportPath = join(o.outDir, 'report.html');
   const createdAt = new Date().toISOString();
@@ -87,12 +105,15 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     variant: variant ?? null,
     mode: mode ?? null,
     url: o.url,
+    ...(o.sample ? { sample: o.sample } : {}),
+    ...(o.benchmark === 'qald9plus' ? { language } : {}),
     errors: [...predictions.values()].filter((p) => p.error && wanted.has(p.id)).length,
-    notes: result.notes ?? [],
+    notes: [...(result.notes ?? []), ...(labels?.note ? [labels.note] : [])],
+    ...(labels?.table ? { labels: { file: labels.path, api: labels.table.api ?? null, language } } : {}),
     createdAt,
   };
   writeFileSync(metricsPath, `${JSON.stringify(metricsDoc, null, 2)}\n`);
-  writeFileSync(reportPath, renderReport(o.items, predictions, result, { url: o.url, variant, mode, createdAt }));
+  writeFileSync(reportPath, renderReport(o.items, predictions, result, { url: o.url, variant, mode, createdAt, scoring }));
   return {
     benchmark: result.benchmark,
     n: result.n,

@@ -1,4 +1,4 @@
-import { isAnswerCorrect } from '../score';
+import { isAnswerCorrect, type ScoreOptions } from '../score';
 import type { EvalItem, Gold, ItemScore, Prediction, ScoreResult } from '../types';
 
 export const AGREEMENT_ORDER = ['all_agree', 'two_agree', 'conflict', 'one_source', 'none'] as const;
@@ -67,7 +67,7 @@ const groupBy = (items: readonly EvalItem[], key: (i: EvalItem) => string | unde
 };
 
 /** Everything the report draws, from gold items, predictions and per-question scores. */
-export const analyse = (items: readonly EvalItem[], predictions: Map<string, Prediction>, result: ScoreResult): Analysis => {
+export const analyse = (items: readonly EvalItem[], predictions: Map<string, Prediction>, result: ScoreResult, scoring: ScoreOptions = {}): Analysis => {
   const scores = new Map(result.items.map((s) => [s.id, s]));
   const present = items.filter((i) => scores.has(i.id));
 
@@ -85,7 +85,7 @@ export const analyse = (items: readonly EvalItem[], predictions: Map<string, Pre
       const text = sourceText((answers as Record<string, unknown>)[source]);
       if (text === undefined) continue;
       answered++;
-      if (isAnswerCorrect(item, text)) correct++;
+      if (isAnswerCorrect(item, text, scoring.mintakaMode, scoring)) correct++;
     }
     const n = present.length || 1;
     if (answered === 0 && !(SOURCE_ORDER as readonly string[]).includes(source)) continue;

@@ -1,4 +1,5 @@
 import type { EvalItem, Prediction, ScoreResult } from '../types';
+import type { ScoreOptions } from '../score';
 import { analyse, goldText, percentile, type GroupStat } from './analysis';
 import { escapeHtml, safeHref } from './escape';
 import { barChart, groupedBarChart, histogram } from './svg';
@@ -10,6 +11,8 @@ export interface ReportMeta {
   createdAt?: string;
   /** How many failures the table lists. */
   maxFailures?: number;
+  /** The options the run was scored with (QALD's label table), so per-source answers are judged the same way. */
+  scoring?: ScoreOptions;
 }
 
 const STYLE = `
@@ -47,7 +50,7 @@ const clip = (s: string, n = 240) => (s.length > n ? `${s.slice(0, n - 1)}…` :
  * inline SVG. Every piece of data text is escaped: questions, answers and pages are untrusted.
  */
 export const renderReport = (items: readonly EvalItem[], predictions: Map<string, Prediction>, result: ScoreResult, meta: ReportMeta = {}): string => {
-  const a = analyse(items, predictions, result);
+  const a = analyse(items, predictions, result, meta.scoring);
   const title = `${result.benchmark} — ${meta.variant ?? 'default variant'} / ${meta.mode ?? 'default mode'}`;
   const metrics = Object.entries(result.metrics)
     .map(([k, v]) => `<div class="metric">${escapeHtml(k)}<b>${escapeHtml(fmt(v))}</b></div>`)

@@ -3,6 +3,8 @@ export interface RunJson {
   runId?: string;
   answer?: string | null;
   answers?: Record<string, unknown> | null;
+  /** The Wikidata entities behind the answer. */
+  entities?: { id: string; label?: string }[];
   sources?: unknown[];
   confidence?: string;
   steps?: unknown[];

@@ -36,6 +36,7 @@ const toPrediction = (item: EvalItem, run: RunJson, ms: number): Prediction => (
   question: item.question,
   answer: typeof run.answer === 'string' ? run.answer : run.answer == null ? '' : String(run.answer),
   answers: run.answers ?? undefined,
+  ...(Array.isArray(run.entities) && run.entities.length ? { entities: run.entities } : {}),
   confidence: run.confidence,
   usage: run.usage,
   timings: { ...(run.timings ?? {}), clientMs: ms },
