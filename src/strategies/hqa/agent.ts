@@ -1,3 +1,4 @@
+import { DATA_FENCE_RULE, fence } from '../../engine/prompt-data';
 import type { AnswerData, EventInput, RunContext, Strategy } from '../../engine/types';
 import type { SelectionMode } from '../../fewshot';
 import { agreementOf } from './agreement';
@@ -53,8 +54,8 @@ const parametricCall = (ctx: RunContext) =>
   ctx.llm.chat({
     purpose: 'parametric',
     messages: [
-      { role: 'system', content: parametricPrompt.trim() },
-      { role: 'user', content: `Question: ${ctx.request.question}` },
+      { role: 'system', content: `${parametricPrompt.trim()}\n\n${DATA_FENCE_RULE}` },
+      { role: 'user', content: fence('QUESTION', ctx.request.question) },
     ],
     maxTokens: 128,
     temperature: 0,

@@ -1,8 +1,9 @@
+import { DATA_FENCE_RULE, fence } from '../../engine/prompt-data';
 import type { AnswerData, RunContext, Source } from '../../engine/types';
 import type { ChatMessage } from '../../llm/types';
 import { agreementOf, isLowConfidence } from './agreement';
 import { isNonAnswer } from './normalise';
-import { neutralise, renderTrajectory } from './prompt';
+import { renderTrajectory } from './prompt';
 import finalLong from './prompts/final-long.txt';
 import finalShort from './prompts/final-short.txt';
 import { agentAnswer, sourcesOf, wikidataAnswer, wikipediaAnswer, type Turn } from './trace';
@@ -63,14 +64,14 @@ export const mergeMessages = (input: {
   const listed = Object.entries(input.answers).map(([k, v]) => `- ${SOURCE_NAMES[k] ?? k}: ${v}`);
   const trace = renderTrajectory(input.turns.filter((t) => t.tool && !t.error), EVIDENCE_BUDGET);
   return [
-    { role: 'system', content: (input.style === 'long' ? finalLong : finalShort).trim() },
+    { role: 'system', content: `${(input.style === 'long' ? finalLong : finalShort).trim()}\n\n${DATA_FENCE_RULE}` },
     {
       role: 'user',
       content: [
-        `Question: ${input.question}`,
+        fence('QUESTION', input.question),
         `Source answers:\n${listed.length ? listed.join('\n') : '- (none)'}`,
         `Agreement between sources: ${input.confidence}`,
-        `<<<EVIDENCE\n${neutralise(trace || '(no tool was used)')}\nEVIDENCE>>>`,
+        fence('EVIDENCE', trace || '(no tool was used)', { keepProtocol: true }),
         'Answer:',
       ].join('\n\n'),
     },

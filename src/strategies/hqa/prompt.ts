@@ -1,3 +1,4 @@
+import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import type { ChatMessage } from '../../llm/types';
 import type { Tool } from '../../tools/types';
 import agentPrompt from './prompts/agent.txt';
@@ -12,13 +13,15 @@ const OLD_OBSERVATION_CHARS = 500;
 export const toolList = (tools: readonly Tool[]): string => tools.map((t) => `- ${t.name}: ${t.description}`).join('\n');
 
 /** The system prompt: task, tools, format, and the rule that observations are data. */
-export const agentSystemPrompt = (tools: readonly Tool[]): string => agentPrompt.trim().replace('{{tools}}', toolList(tools));
+export const agentSystemPrompt = (tools: readonly Tool[]): string =>
+  `${agentPrompt.trim().replace('{{tools}}', toolList(tools))}\n\n${DATA_FENCE_RULE}`;
 
 const renderTurn = (t: Turn, observation = t.observation): string => {
   const lines: string[] = [];
   if (t.thought) lines.push(`Thought: ${t.thought}`);
   if (t.tool) lines.push(`Action: ${t.tool}`, `Action Input: ${t.input ?? ''}`);
-  if (observation !== undefined) lines.push(`Observation: ${observation}`);
+  // Fenced, so a page or query result cannot write the agent's next Thought/Action for it.
+  if (observation !== undefined) lines.push(`Observation: ${fence('OBSERVATION', observation)}`);
   if (t.final !== undefined) lines.push(`Final Answer: ${t.final}`);
   return lines.join('\n');
 };
@@ -52,7 +55,8 @@ export const agentMessages = (input: {
     ? `Worked examples of the format:\n\n${input.examples.map((e) => e.trim()).join('\n\n---\n\n')}\n\n---\n\nNow the real question.\n`
     : '';
   const trajectory = renderTrajectory(input.turns, input.budget);
-  const user = `${shots}Question: ${input.question}\n${trajectory ? `${trajectory}\n` : ''}Thought:`;
+  // The question stays on its one protocol line: line breaks in it could otherwise start a turn of their own.
+  const user = `${shots}Question: ${oneLine(input.question)}\n${trajectory ? `${trajectory}\n` : ''}Thought:`;
   return [
     { role: 'system', content: agentSystemPrompt(input.tools) },
     { role: 'user', content: user },
@@ -61,13 +65,10 @@ export const agentMessages = (input: {
 
 /** The extract step after the iteration limit: the trajectory fenced as data. */
 export const extractMessages = (question: string, turns: readonly Turn[], budget?: number): ChatMessage[] => [
-  { role: 'system', content: extractPrompt.trim() },
+  { role: 'system', content: `${extractPrompt.trim()}\n\n${DATA_FENCE_RULE}` },
   {
     role: 'user',
-    content: `Question: ${question}\n\n<<<TRAJECTORY\n${neutralise(renderTrajectory(turns, budget))}\nTRAJECTORY>>>\n\nAnswer:`,
+    // The trajectory is our own protocol text; its observations were fenced when it was rendered.
+    content: `${fence('QUESTION', question)}\n\n${fence('TRAJECTORY', renderTrajectory(turns, budget), { keepProtocol: true })}\n\nAnswer:`,
   },
 ];
-
-/** Retrieved text cannot close our data fences. */
-export const neutralise = (text: string): string =>
-  text.replace(/<<<\s*(TRAJECTORY|EVIDENCE)|(TRAJECTORY|EVIDENCE)\s*>>>/gi, '[marker removed]');
