@@ -1,4 +1,5 @@
 import { truncate } from './clean-text';
+import { isQuestionSentence } from './question';
 
 export interface ChunkOptions {
   /** Longer sentences are cut to this many characters. */
@@ -7,15 +8,17 @@ export interface ChunkOptions {
   questionChunkChars: number;
   /** Other sentences are grouped this many at a time. */
   groupSize: number;
+  /** Questions are found by question words too, not only by a trailing "?" (the paper's Appendix B). */
+  questionWords: boolean;
 }
 
-export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxSentenceChars: 400, questionChunkChars: 600, groupSize: 3 };
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxSentenceChars: 400, questionChunkChars: 600, groupSize: 3, questionWords: true };
 
 /** The longest chunk these options can produce, for callers that budget prompt space. */
-export const maxChunkChars = (o: ChunkOptions): number =>
+export const maxChunkChars = (o: Pick<ChunkOptions, 'groupSize' | 'maxSentenceChars' | 'questionChunkChars'>): number =>
   Math.max(o.groupSize * (o.maxSentenceChars + 1), o.questionChunkChars + o.maxSentenceChars + 1);
 
-const isQuestion = (sentence: string) => /\?["'”’)\]]*$/.test(sentence);
+const endsWithQuestionMark = (sentence: string) => /\?["'”’)\]]*$/.test(sentence);
 
 /**
  * Sentences → retrieval chunks. A question on a page (an FAQ heading, "How tall is it?") is kept with
@@ -25,6 +28,7 @@ const isQuestion = (sentence: string) => /\?["'”’)\]]*$/.test(sentence);
 export const chunkSentences = (sentences: string[], options: Partial<ChunkOptions> = {}): string[] => {
   const o = { ...DEFAULT_CHUNK_OPTIONS, ...options };
   const groupSize = Math.max(1, Math.floor(o.groupSize));
+  const isQuestion = o.questionWords ? isQuestionSentence : endsWithQuestionMark;
   const chunks: string[] = [];
   let group: string[] = [];
   const closeGroup = () => {

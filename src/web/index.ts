@@ -5,3 +5,4 @@ export { decodeHtml, sniffCharset } from './decode';
 export type { MarkdownTable } from './table';
 export { bm25Scores, bm25Tokens } from './bm25';
 export { rankTexts, rankTables, DEFAULT_RANK_OPTIONS, type Ranked, type RankOptions } from './rank';
+export { isQuestionSentence } from './question';
