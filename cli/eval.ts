@@ -1,5 +1,5 @@
 /**
- * npm run eval -- --benchmark <name> --data <file> --url <service url> [--variant V] [--mode M]
+ * npm run eval -- --benchmark <name> --data <file> [--url <service url, default http://127.0.0.1:8787>] [--variant V] [--mode M]
  *   [--sample N --seed S] [--limit N] [--lang L] [--concurrency C] [--out dir] [--resume] [--api-key K]
  *   [--reference file] [--tables <WikiTables-WithLinks dir>] [--retries R] [--wikidata-api URL|none] [--labels file]
  * Asks every question through POST <url>/v1/answer, shows progress on stderr, and writes
@@ -7,13 +7,15 @@
  */
 import { loadBenchmark, parseHybridQAReference } from '../src/eval/loaders/index';
 import { runEvaluation } from '../src/eval/node/evaluate';
-import { hybridqaContextLoader } from '../src/eval/node/hybridqa-tables';
+import { prepareContexts } from '../src/eval/node/contexts';
 import { readBenchmarkText } from '../src/eval/node/read-text';
 import { DEFAULT_WIKIDATA_API } from '../src/eval/node/wikidata-labels';
 import { seededSample } from '../src/eval/sample';
-import { BENCHMARKS, isBenchmark, type EvalItem } from '../src/eval/types';
+import { BENCHMARKS, isBenchmark } from '../src/eval/types';
 import { fail, parseArgs } from './args';
 import { judgeFromEnv } from './judge-env';
+
+const DEFAULT_URL = 'http://127.0.0.1:8787';
 
 const positive = (v: string | true | undefined, name: string): number | undefined => {
   if (v === undefined) return undefined;
@@ -35,13 +37,19 @@ const main = async () => {
   if (!isBenchmark(benchmark)) fail(`--benchmark must be one of ${BENCHMARKS.join(', ')}`);
   const b = benchmark as (typeof BENCHMARKS)[number];
   if (typeof args.data !== 'string') fail('--data <file> is required');
-  if (typeof args.url !== 'string') fail('--url <service url> is required (e.g. http://127.0.0.1:8787)');
+  if (args.url === true) fail('--url needs a value (e.g. http://127.0.0.1:8787)');
+  const url = typeof args.url === 'string' ? args.url : DEFAULT_URL;
   const reference = typeof args.reference === 'string' ? parseHybridQAReference(readBenchmarkText(args.reference)) : undefined;
   const lang = typeof args.lang === 'string' ? args.lang : undefined;
   if (lang && b !== 'qald9plus') fail('--lang applies to qald9plus only');
   if (lang && !/^[a-z]{2,3}(-[a-z0-9]+)?$/i.test(lang)) fail('--lang takes a language code such as en, de, ru, zh');
-  let items = loadBenchmark(b, readBenchmarkText(args.data as string), { reference, language: lang });
-  if (lang) process.stderr.write(`${items.length} questions have a ${lang} string (gold answers unchanged)\n`);
+  const loaded = loadBenchmark(b, readBenchmarkText(args.data as string), { reference, language: lang });
+  if (lang) process.stderr.write(`${loaded.length} questions have a ${lang} string (gold answers unchanged)\n`);
+  // Questions whose evidence is missing are dropped before sampling, so a sample is drawn from askable questions.
+  const tables = typeof args.tables === 'string' ? args.tables : undefined;
+  const prepared = prepareContexts(b, loaded, { tables });
+  if (prepared.note) process.stderr.write(`${prepared.note}\n`);
+  let items = prepared.items;
   const sample = positive(args.sample, '--sample');
   const seed = nonNegative(args.seed, '--seed', 0);
   if (args.seed !== undefined && !sample) fail('--seed needs --sample N');
@@ -53,15 +61,11 @@ const main = async () => {
   if (limit) items = items.slice(0, limit);
   const api = args['wikidata-api'];
   const wikidataApi = api === 'none' ? undefined : typeof api === 'string' ? api : DEFAULT_WIKIDATA_API;
-  const tables = typeof args.tables === 'string' ? hybridqaContextLoader(args.tables) : undefined;
-  const contextFor = tables
-    ? (item: EvalItem) => (item.gold.kind === 'hybridqa' ? tables(item.gold.tableId) : item.context)
-    : (item: EvalItem) => (item.gold.kind === 'hybridqa' ? undefined : item.context);
   const { judge, name } = b === 'crag' ? judgeFromEnv() : { judge: undefined, name: 'none' };
   const summary = await runEvaluation({
     benchmark: b,
     items,
-    url: args.url as string,
+    url,
     outDir: typeof args.out === 'string' ? args.out : `eval-results/${b}`,
     variant: typeof args.variant === 'string' ? args.variant : undefined,
     mode: typeof args.mode === 'string' ? args.mode : tables ? 'program' : undefined,
@@ -72,16 +76,18 @@ const main = async () => {
     reference,
     judge,
     judgeName: name,
-    contextFor,
+    contextFor: prepared.contextFor,
     language: lang,
     wikidataApi,
     labelsFile: typeof args.labels === 'string' ? args.labels : undefined,
     sample: sample ? { n: sample, seed } : undefined,
     progress: process.stderr,
   });
-  process.stderr.write(`asked ${summary.asked}, skipped ${summary.skipped} (resume), errors ${summary.errors}\n`);
+  const missing = prepared.skipped ? `, ${prepared.skipped} not asked (no table)` : '';
+  process.stderr.write(`asked ${summary.asked}, skipped ${summary.skipped} (resume)${missing}, errors ${summary.errors}\n`);
   process.stderr.write(`wrote ${summary.files.predictions}\n      ${summary.files.metrics}\n      ${summary.files.report}\n`);
   const out: Record<string, unknown> = { benchmark: summary.benchmark, n: summary.n, metrics: summary.metrics };
+  if (prepared.skipped) out.skippedNoTable = prepared.skipped;
   if (summary.judge) out.judge = summary.judge;
   process.stdout.write(`${JSON.stringify(out)}\n`);
 };

@@ -149,9 +149,11 @@ export const scoreBenchmark = async (
         };
       };
       const ref = opts.reference;
-      const total = over(ref ? Object.keys(ref.reference) : exact.keys());
-      const table = ref ? over(ref.table) : undefined;
-      const passage = ref ? over(ref.passage) : undefined;
+      // Only the questions asked count: a run over the tables at hand or a sample is scored on those questions.
+      const asked = (ids: Iterable<string>) => [...ids].filter((id) => exact.has(id));
+      const total = over(ref ? asked(Object.keys(ref.reference)) : exact.keys());
+      const table = ref ? over(asked(ref.table)) : undefined;
+      const passage = ref ? over(asked(ref.passage)) : undefined;
       metrics = {
         em: total.em,
         f1: total.f1,
