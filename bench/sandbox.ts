@@ -5,8 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import asyncVariant from '@jitl/quickjs-wasmfile-release-asyncify';
-import syncVariant from '@jitl/quickjs-wasmfile-release-sync';
-import { newQuickJSAsyncWASMModuleFromVariant, newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
+import { newQuickJSAsyncWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
 import { evaluateInModule } from '../src/sandbox/evaluate-in-module';
 import { runInModule } from '../src/sandbox/run-in-module';
 import type { Json } from '../src/sandbox/types';
@@ -14,7 +13,6 @@ import type { Json } from '../src/sandbox/types';
 const require = createRequire(import.meta.url);
 const wasmOf = (pkg: string) => new WebAssembly.Module(readFileSync(require.resolve(`${pkg}/wasm`)));
 const asyncWasm = wasmOf('@jitl/quickjs-wasmfile-release-asyncify');
-const syncWasm = wasmOf('@jitl/quickjs-wasmfile-release-sync');
 const instantiate = () => newQuickJSAsyncWASMModuleFromVariant(newVariant(asyncVariant, { wasmModule: asyncWasm }));
 
 const iterations = Number(process.argv[2] ?? 300);
@@ -56,16 +54,15 @@ for (let i = 0; i < iterations; i++) {
   if (!run.result.ok || run.result.value !== 'Runner 11') throw new Error(`unexpected result ${JSON.stringify(run.result)}`);
 }
 
-const syncModule = await newQuickJSWASMModuleFromVariant(newVariant(syncVariant, { wasmModule: syncWasm }));
 const expr: number[] = [];
 for (let i = 0; i < iterations; i++) {
   const t = performance.now();
-  const r = evaluateInModule(syncModule, '(1200 - 450) / 3 + Math.sqrt(16)');
+  const r = evaluateInModule(module, '(1200 - 450) / 3 + Math.sqrt(16)');
   expr.push(performance.now() - t);
   if (!r.result.ok) throw new Error(r.result.error);
 }
 
-console.log(`sandbox bench — Node ${process.version}, wasm of @jitl/quickjs-wasmfile-release-asyncify/-sync 0.32 (same files the Worker imports)`);
+console.log(`sandbox bench — Node ${process.version}, wasm of @jitl/quickjs-wasmfile-release-asyncify 0.32 (same files the Worker imports)`);
 report('attempt, pooled module (fresh runtime+context)', warm);
 report('attempt incl. module instantiation (cold)', cold);
-report('evaluateExpression (sync build)', expr);
+report('evaluateExpression (same pooled module)', expr);

@@ -2,8 +2,10 @@
 // `npm run dev`: the Worker on http://127.0.0.1:8787, offline, no Cloudflare account.
 // Extra arguments go to wrangler, e.g. `npm run dev -- --var LLM_PROVIDER:openai --var LLM_BASE_URL:http://127.0.0.1:8000/v1`.
 import { spawn } from 'node:child_process';
+import { checkOrExit } from './config-check.mjs';
 
 const args = process.argv.slice(2);
+await checkOrExit(args, { local: true, what: 'npm run dev' });
 const has = (flag) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
 const wranglerArgs = ['wrangler', 'dev', '--local', ...(has('--ip') ? [] : ['--ip', '127.0.0.1']), ...(has('--port') ? [] : ['--port', '8787']), ...args];
 

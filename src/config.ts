@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PURPOSES, type Purpose } from './llm/types';
 
 /**
@@ -16,7 +16,11 @@ const optionalString = z
   .transform((v) => (v ? v : undefined));
 
 const positiveInt = (fallback: number) =>
-  z.coerce.number().int().positive().default(fallback);
+  z.coerce
+    .number({ message: 'must be a positive whole number (e.g. 40)' })
+    .int({ message: 'must be a positive whole number (e.g. 40)' })
+    .positive({ message: 'must be a positive whole number (e.g. 40)' })
+    .default(fallback);
 
 export const configSchema = z
   .object({

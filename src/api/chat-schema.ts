@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The request of POST /v1/chat/completions, kept apart from the route so the OpenAPI generator (also run in Node)

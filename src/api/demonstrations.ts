@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import schema from '../../migrations/0003_demonstrations.sql';
 import { schemaStatements } from '../evidence/static/corpus';
 import { TOOL_SYMBOLS } from '../fewshot/levenshtein';

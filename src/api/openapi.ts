@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { VARIANTS } from '../engine/types';
 import { chatRequestSchema } from './chat-schema';
 import { answerRequestSchema, MAX_BODY_BYTES, MAX_CONTEXT_BODY_BYTES, MAX_PAGE_BYTES, MAX_QUESTION_CHARS } from './schemas';

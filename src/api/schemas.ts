@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { VARIANTS } from '../engine/types';
 
 export const MAX_QUESTION_CHARS = 2_000;

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from '../config';
 import { createServices, createToolRegistry } from '../engine/services';
 import { createLLM } from '../llm';

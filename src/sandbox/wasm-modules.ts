@@ -1,13 +1,9 @@
 import asyncVariant from '@jitl/quickjs-wasmfile-release-asyncify';
 import asyncWasm from '@jitl/quickjs-wasmfile-release-asyncify/wasm';
-import syncVariant from '@jitl/quickjs-wasmfile-release-sync';
-import syncWasm from '@jitl/quickjs-wasmfile-release-sync/wasm';
 import {
   newQuickJSAsyncWASMModuleFromVariant,
-  newQuickJSWASMModuleFromVariant,
   newVariant,
   type QuickJSAsyncWASMModule,
-  type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 
 // Workers cannot compile WebAssembly from bytes at run time: the wasm arrives precompiled through the
@@ -16,7 +12,3 @@ import {
 /** A new instance of the asyncify build (host functions may be async). */
 export const instantiateAsyncModule = (): Promise<QuickJSAsyncWASMModule> =>
   newQuickJSAsyncWASMModuleFromVariant(newVariant(asyncVariant, { wasmModule: asyncWasm }));
-
-/** A new instance of the sync build (pure evaluation, smaller and faster). */
-export const instantiateSyncModule = (): Promise<QuickJSWASMModule> =>
-  newQuickJSWASMModuleFromVariant(newVariant(syncVariant, { wasmModule: syncWasm }));

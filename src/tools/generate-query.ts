@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkQuery } from '../evidence/sparql/safety';
 import { tokenize } from '../evidence/sparql/tokenize';
 import { EvidenceError, type Evidence } from '../evidence/types';

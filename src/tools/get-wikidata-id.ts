@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { field, firstInput, jsonIn, unwrap, dropKey } from './parse-input';
 import type { Tool } from './types';
 

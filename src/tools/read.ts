@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import readPrompt from './prompts/read.txt';
 import { chunkPage, pickChunks } from './page-chunks';
 import { clip, field, firstInput, jsonIn, unwrap } from './parse-input';

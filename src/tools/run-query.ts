@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { entityIdOf } from '../evidence/shared/entities';
 import type { SparqlTerm } from '../evidence/types';
 import { extractQuery } from './generate-query';

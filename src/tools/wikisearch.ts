@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { clip, dropKey, field, firstInput, jsonIn, unwrap } from './parse-input';
 import type { Tool } from './types';
 

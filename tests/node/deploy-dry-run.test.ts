@@ -1,39 +1,59 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { dirname, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * Every deploy environment must bundle and bind correctly: `wrangler deploy --dry-run --env <name>` needs no login.
+ * Every deploy environment must bundle and bind correctly from a clean clone: `wrangler deploy --dry-run --env <name>`
+ * in a copy of the tracked files only (no src/generated, no .wrangler), with nothing run first and no login.
  * Run one after another (each bundles the whole Worker; the machine is shared).
  */
 const ROOT = resolve(import.meta.dirname, '../..');
-const ENVS: Array<[env: string, variant: string]> = [
-  ['production', 'mintaka'],
-  ['mintaka', 'mintaka'],
-  ['qald9plus', 'qald9plus'],
-  ['compmix', 'compmix'],
-  ['hybridqa', 'hybridqa'],
-  ['crag', 'crag'],
-];
-const outRoot = mkdtempSync(join(tmpdir(), 'humaniq-dry-run-'));
-afterAll(() => rmSync(outRoot, { recursive: true, force: true }));
+const CLONE = mkdtempSync(join(tmpdir(), 'humaniq-clone-'));
+const OUT = join(CLONE, '.dry-run-out');
+
+/** [env, DEFAULT_VARIANT] for every `[env.<name>]` in wrangler.toml, read from the file so a new variant is covered. */
+const ENVS: Array<[string, string]> = [...readFileSync(join(ROOT, 'wrangler.toml'), 'utf8').matchAll(/^\[env\.([a-z0-9_-]+)\]\s*$/gm)].map((m) => {
+  const env = m[1]!;
+  const section = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8').split(`[env.${env}.vars]`)[1] ?? '';
+  return [env, /DEFAULT_VARIANT\s*=\s*"([^"]+)"/.exec(section)?.[1] ?? '?'];
+});
+
+beforeAll(() => {
+  // What `git clone` would give: the tracked and not-ignored files as they are in the work tree.
+  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+    .stdout.split('\0')
+    .filter((f) => f && existsSync(join(ROOT, f)));
+  for (const f of files) {
+    mkdirSync(dirname(join(CLONE, f)), { recursive: true });
+    cpSync(join(ROOT, f), join(CLONE, f));
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(CLONE, 'node_modules'), 'dir');
+});
+afterAll(() => rmSync(CLONE, { recursive: true, force: true }));
 
 const dryRun = (env: string) =>
-  spawnSync('npx', ['wrangler', 'deploy', '--dry-run', '--env', env, '--outdir', join(outRoot, env)], {
-    cwd: ROOT,
+  spawnSync('npx', ['wrangler', 'deploy', '--dry-run', '--env', env, '--outdir', join(OUT, env)], {
+    cwd: CLONE,
     encoding: 'utf8',
     timeout: 110_000,
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1', FORCE_COLOR: '0' },
   });
 
-describe.sequential('wrangler deploy --dry-run per environment', () => {
+describe.sequential('wrangler deploy --dry-run per environment, from a clean clone', () => {
+  it('starts from a copy without the generated data bundle', () => {
+    expect(existsSync(join(CLONE, 'src/generated'))).toBe(false);
+    expect(existsSync(join(CLONE, 'wrangler.toml'))).toBe(true);
+    expect(ENVS.map(([e]) => e)).toEqual(expect.arrayContaining(['production', 'mintaka', 'qald9plus', 'compmix', 'hybridqa', 'crag']));
+  });
+
   for (const [env, variant] of ENVS) {
-    it(`--env ${env} bundles with its own index, the AI binding and DEFAULT_VARIANT=${variant}`, () => {
+    it(`--env ${env} builds the data bundle, bundles with its own index, the AI binding and DEFAULT_VARIANT=${variant}`, () => {
       const run = dryRun(env);
       const out = `${run.stdout}\n${run.stderr}`;
       expect(run.status, out.slice(-2_000)).toBe(0);
+      expect(out).toContain('[custom build] Running: node cli/build-bundle.mjs');
       expect(out).toContain('--dry-run: exiting now.');
       expect(out).toMatch(new RegExp(`env\\.VECTORIZE \\(humaniq-${env}\\)\\s+Vectorize Index`));
       expect(out).toMatch(/env\.AI\s+AI/);
@@ -43,6 +63,7 @@ describe.sequential('wrangler deploy --dry-run per environment', () => {
       expect(out).toContain(`env.DEFAULT_VARIANT ("${variant}")`);
       expect(out).toContain('env.LLM_PROVIDER ("workers-ai")');
       expect(out).toContain('env.EMBEDDING_PROVIDER ("workers-ai")');
+      expect(existsSync(join(OUT, env, 'index.js'))).toBe(true);
     });
   }
 

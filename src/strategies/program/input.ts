@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const cellSchema = z.object({ text: z.coerce.string(), links: z.array(z.string()).optional() });
 

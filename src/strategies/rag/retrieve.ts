@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Embedder } from '../../embeddings/types';
 import type { RunContext, Source, StepOutcome } from '../../engine/types';
 import { chunkSentences, processPage, rankTables, rankTexts, splitSentences, type MarkdownTable } from '../../web';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Strategy } from '../../engine/types';
 import type { Tool } from '../../tools/types';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { endpointByPath, KG_ENDPOINTS, type KgDomain } from './endpoints';
 
 export interface KgCall {

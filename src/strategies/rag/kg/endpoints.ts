@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The CRAG mock-KG API: 38 POST endpoints (paths and argument shapes as the benchmark's server defines
