@@ -46,6 +46,11 @@ const runSchema: Json = {
     answers: { type: 'object', additionalProperties: { type: 'string' } },
     sources: { type: 'array', items: { type: 'object', properties: { title: { type: 'string' }, url: { type: 'string' }, kind: { type: 'string' } } } },
     confidence: { type: ['string', 'null'] },
+    entities: {
+      type: 'array',
+      description: 'the Wikidata entities behind the answer, one per item of a list answer (empty when not known)',
+      items: { type: 'object', properties: { id: { type: 'string', pattern: '^Q[0-9]+$' }, label: { type: 'string' } }, required: ['id', 'label'] },
+    },
     error: { oneOf: [{ type: 'null' }, { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } }] },
     steps: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, type: { type: 'string' }, at: { type: 'integer' } } } },
     usage: { $ref: '#/components/schemas/Usage' },

@@ -26,12 +26,20 @@ export interface Source {
 /** Agreement between sources: all agree, two agree, conflict, a single source, or no source answered. */
 export type Confidence = 'all_agree' | 'two_agree' | 'conflict' | 'one_source' | 'none' | 'high' | 'low';
 
+/** A Wikidata entity named by the answer (one per item of a list answer). */
+export interface AnswerEntity {
+  id: string;
+  label: string;
+}
+
 export interface AnswerData {
   answer: string;
   /** Each source's own answer: wikipedia, wikidata, parametric, table, web, kg, ... */
   answers: Record<string, string>;
   sources: Source[];
   confidence: Confidence;
+  /** The Wikidata entities behind the answer, when the strategy knows them (QALD scores these as IRIs). */
+  entities?: AnswerEntity[];
 }
 
 /** The events of a run, also its SSE event names. */

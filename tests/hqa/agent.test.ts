@@ -70,6 +70,8 @@ describe('HQA agent on the bundled snapshot', () => {
         { title: 'Q1297 (Chicago)', url: 'https://www.wikidata.org/wiki/Q1297', kind: 'wikidata' },
         { title: 'scripted (model knowledge)', kind: 'model' },
       ],
+      // The answer's entity, from the query row the agent used.
+      entities: [{ id: 'Q1297', label: 'Chicago' }],
     });
 
     // The parametric call went out with the first agent call, not later.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
-import { post, readSse } from '../engine/helpers';
+import { get, post, readSse } from '../engine/helpers';
 
 describe('POST /v1/answer in agent mode', () => {
   it('streams thought, action, observation and answer events from the Durable Object run', async () => {
@@ -38,9 +38,13 @@ describe('POST /v1/answer in agent mode', () => {
       answer: 'Chicago',
       answers: { wikidata: 'Chicago', agent: 'Chicago', parametric: 'Chicago' },
       confidence: 'all_agree',
+      entities: [{ id: 'Q1297', label: 'Chicago' }],
     });
     expect(events.at(-1)!.data).toMatchObject({ status: 'succeeded', usage: { toolCalls: 3 } });
     expect(events.at(-1)!.data.usage.byPurpose).toMatchObject({ agent: { calls: 4 }, parametric: { calls: 1 }, final: { calls: 1 } });
     expect(llm.remaining()).toMatchObject({ agent: 0, parametric: 0, final: 0 });
+    // The run JSON carries the same entities.
+    const run = await (await get(`/v1/runs/${events[0].data.runId}`)).json();
+    expect(run).toMatchObject({ answer: 'Chicago', entities: [{ id: 'Q1297', label: 'Chicago' }] });
   });
 });

@@ -2,6 +2,7 @@ import { DATA_FENCE_RULE, fence } from '../../engine/prompt-data';
 import type { AnswerData, EventInput, RunContext, Strategy } from '../../engine/types';
 import type { SelectionMode } from '../../fewshot';
 import { agreementOf } from './agreement';
+import { answerEntities, entitiesFromTrace } from './answer-entities';
 import { chooseExamples, defaultLibrary, readSelectionMode, type LibraryLoader } from './examples';
 import { answerSources, bestAvailable, collectAnswers, mergeFinalAnswer, readStyle } from './merge';
 import { isNonAnswer } from './normalise';
@@ -208,12 +209,15 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
       style: readStyle(o),
       abstain: o.abstain === true,
     });
-    return { state, done: true, events: [{ type: 'answer', data: answer }] };
+    const entities = await answerEntities(ctx, state.turns, answer.answer);
+    return { state, done: true, events: [{ type: 'answer', data: { ...answer, entities } }] };
   },
 
   partial(state): AnswerData {
     const answers = answersOf(state);
-    return { answer: bestAvailable(answers), answers, sources: answerSources(state.turns, answers, 'model'), confidence: agreementOf(answers) };
+    const answer = bestAvailable(answers);
+    const { entities } = entitiesFromTrace(state.turns, answer);
+    return { answer, answers, sources: answerSources(state.turns, answers, 'model'), confidence: agreementOf(answers), entities };
   },
 });
 
