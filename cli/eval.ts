@@ -2,6 +2,7 @@
  * npm run eval -- --benchmark <name> --data <file> [--url <service url, default http://127.0.0.1:8787>] [--variant V] [--mode M]
  *   [--sample N --seed S] [--limit N] [--lang L] [--concurrency C] [--out dir] [--resume] [--api-key K]
  *   [--reference file] [--tables <WikiTables-WithLinks dir>] [--retries R] [--wikidata-api URL|none] [--labels file]
+ *   [--judge [--judge-url URL --judge-model M --judge-key K]]
  * Asks every question through POST <url>/v1/answer, shows progress on stderr, and writes
  * predictions.jsonl, metrics.json and report.html into --out (default eval-results/<benchmark>).
  */
@@ -61,7 +62,16 @@ const main = async () => {
   if (limit) items = items.slice(0, limit);
   const api = args['wikidata-api'];
   const wikidataApi = api === 'none' ? undefined : typeof api === 'string' ? api : DEFAULT_WIKIDATA_API;
-  const { judge, name } = b === 'crag' ? judgeFromEnv() : { judge: undefined, name: 'none' };
+  // --judge: CRAG's own judge for CRAG (used whenever a model is configured, as its local evaluation does);
+  // for the others a model-judged accuracy beside the exact metrics (HQA's manual column "M").
+  const wantJudge = args.judge === true || args.judge === 'true';
+  const judgeFlags = {
+    url: typeof args['judge-url'] === 'string' ? args['judge-url'] : undefined,
+    model: typeof args['judge-model'] === 'string' ? args['judge-model'] : undefined,
+    apiKey: typeof args['judge-key'] === 'string' ? args['judge-key'] : undefined,
+  };
+  const { judge, name } = b === 'crag' ? judgeFromEnv('crag', judgeFlags) : wantJudge ? judgeFromEnv('answer-check', judgeFlags) : { judge: undefined, name: 'none' };
+  if (wantJudge && !judge) fail('--judge needs a model: --judge-url <OpenAI-compatible /v1 URL> --judge-model <name>, or LLM_BASE_URL and LLM_MODEL');
   const summary = await runEvaluation({
     benchmark: b,
     items,
@@ -74,7 +84,8 @@ const main = async () => {
     apiKey: typeof args['api-key'] === 'string' ? args['api-key'] : undefined,
     retries: args.retries === undefined ? undefined : Number(args.retries),
     reference,
-    judge,
+    judge: b === 'crag' ? judge : undefined,
+    answerJudge: b === 'crag' ? undefined : judge,
     judgeName: name,
     contextFor: prepared.contextFor,
     language: lang,

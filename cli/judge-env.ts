@@ -1,9 +1,20 @@
 import { loadConfig } from '../src/config';
-import { openAIJudge } from '../src/eval/judge';
-import type { CragJudge } from '../src/eval/metrics/crag';
+import { openAIJudge, type CountingJudge, type JudgeKind } from '../src/eval/judge';
 
-/** The judge from LLM_BASE_URL / LLM_API_KEY / LLM_MODEL, or none when no OpenAI-compatible model is set. */
-export const judgeFromEnv = (): { judge?: CragJudge; name: string } => {
+export interface JudgeFlags {
+  url?: string;
+  model?: string;
+  apiKey?: string;
+}
+
+/**
+ * A judge model: `--judge-url/--judge-model/--judge-key` when given, else LLM_BASE_URL / LLM_API_KEY / LLM_MODEL;
+ * none when no OpenAI-compatible model is set.
+ */
+export const judgeFromEnv = (kind: JudgeKind = 'crag', flags: JudgeFlags = {}): { judge?: CountingJudge; name: string } => {
+  if (flags.url && flags.model) {
+    return { judge: openAIJudge({ baseURL: flags.url, apiKey: flags.apiKey, model: flags.model, kind }), name: flags.model };
+  }
   let config;
   try {
     config = loadConfig({ ...process.env });
@@ -12,8 +23,9 @@ export const judgeFromEnv = (): { judge?: CragJudge; name: string } => {
     return { name: 'none' };
   }
   if (config.LLM_PROVIDER !== 'openai' || !config.LLM_BASE_URL || !config.LLM_MODEL) return { name: 'none' };
+  const model = flags.model ?? config.LLM_MODEL;
   return {
-    judge: openAIJudge({ baseURL: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL }),
-    name: config.LLM_MODEL,
+    judge: openAIJudge({ baseURL: flags.url ?? config.LLM_BASE_URL, apiKey: flags.apiKey ?? config.LLM_API_KEY, model, kind }),
+    name: model,
   };
 };

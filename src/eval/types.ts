@@ -73,6 +73,8 @@ export interface Prediction {
   answers?: unknown;
   /** The Wikidata entities behind the answer, as the service reports them. */
   entities?: { id: string; label?: string }[];
+  /** CRAG (rag mode): the service's static/dynamic verdict for the question. */
+  dynamism?: string;
   confidence?: string;
   usage?: Record<string, unknown>;
   timings?: Record<string, unknown>;

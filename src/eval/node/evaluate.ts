@@ -5,9 +5,10 @@ import type { CragJudge } from '../metrics/crag';
 import type { HybridQAReference } from '../metrics/hybridqa';
 import { renderReport } from '../report/html';
 import { progressReporter } from '../runner/progress';
-import { defaultMode, defaultVariant, runQuestions } from '../runner/run';
+import { defaultMode, defaultVariant, RUNNER_SETS_DYNAMIC_POLICY, runQuestions } from '../runner/run';
 import { indexPredictions, scoreBenchmark } from '../score';
 import type { Benchmark, EvalItem, Prediction } from '../types';
+import { judgedAccuracy } from '../judged-accuracy';
 import { prepareLabelTable } from './qald-label-cache';
 import { readPredictionLines } from './read-text';
 
@@ -26,6 +27,8 @@ export interface EvaluationOptions {
   reference?: HybridQAReference;
   judge?: CragJudge;
   judgeName?: string;
+  /** `--judge` on a benchmark without a judge of its own: a model-judged accuracy beside the exact metrics. */
+  answerJudge?: CragJudge & { calls?: () => number };
   contextFor?: (item: EvalItem) => unknown;
   /** QALD: the language the questions are asked in (default en). */
   language?: string;
@@ -50,6 +53,21 @@ export interface EvaluationSummary {
   errors: number;
   files: { predictions: string; metrics: string; report: string };
 }
+
+const IDK = /i\s+(do\s+not|don'?t)\s+know/i;
+
+/** How the crag variant treated the questions it judged dynamic. */
+const dynamicReport = (items: readonly EvalItem[], predictions: Map<string, Prediction>) => {
+  let predictedDynamic = 0;
+  let abstainedOnDynamic = 0;
+  for (const item of items) {
+    const p = predictions.get(item.id);
+    if (p?.dynamism !== 'dynamic') continue;
+    predictedDynamic++;
+    if (IDK.test(p.answer ?? '')) abstainedOnDynamic++;
+  }
+  return { predictedDynamic, abstainedOnDynamic };
+};
 
 /**
  * Runs a benchmark through the service and writes predictions.jsonl (appended as answers arrive,
@@ -94,6 +112,20 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
   if (labels?.note) o.progress?.write(`warning: ${labels.note}\n`);
   const scoring = { reference: o.reference, judge: o.judge, judgeName: o.judgeName, qaldLabels: labels?.table, language };
   const result = await scoreBenchmark(o.benchmark, o.items, predictions, scoring);
+  let judgeCalls = (o.judge as { calls?: () => number } | undefined)?.calls?.();
+  if (o.answerJudge) {
+    const judged = await judgedAccuracy(o.items, predictions, result.items, o.answerJudge, { labels: labels?.table, language });
+    result.metrics = { ...result.metrics, judge_accuracy: judged.accuracy };
+    result.judge = o.judgeName ?? 'llm';
+    judgeCalls = judged.calls;
+  }
+  const dynamic = o.benchmark === 'crag' ? dynamicReport(o.items, predictions) : undefined;
+  if (dynamic) {
+    o.progress?.write(
+      `CRAG: dynamicPolicy ${RUNNER_SETS_DYNAMIC_POLICY ? 'set by the runner' : "left to the variant's default"}; ` +
+        `${dynamic.predictedDynamic} questions judged dynamic by the service, ${dynamic.abstainedOnDynamic} of them answered "I don't know"\n`,
+    );
+  }
   const metricsPath = join(o.outDir, 'metrics.json');
   const reportPath = join(o.outDir, 'report.html');
   const createdAt = new Date().toISOString();
@@ -102,12 +134,14 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     n: result.n,
     metrics: result.metrics,
     ...(result.judge ? { judge: result.judge } : {}),
+    ...(judgeCalls !== undefined ? { judgeCalls } : {}),
     variant: variant ?? null,
     mode: mode ?? null,
     url: o.url,
     ...(o.sample ? { sample: o.sample } : {}),
     ...(o.benchmark === 'qald9plus' ? { language } : {}),
     errors: [...predictions.values()].filter((p) => p.error && wanted.has(p.id)).length,
+    ...(dynamic ? { crag: { dynamicPolicy: RUNNER_SETS_DYNAMIC_POLICY ? 'set by the runner' : 'variant default', ...dynamic } } : {}),
     notes: [...(result.notes ?? []), ...(labels?.note ? [labels.note] : [])],
     ...(labels?.table ? { labels: { file: labels.path, api: labels.table.api ?? null, language } } : {}),
     createdAt,

@@ -28,8 +28,23 @@ export const defaultVariant = (b: Benchmark): string | undefined => (SERVICE_VAR
 export const defaultOptions = (b: Benchmark): Record<string, unknown> | undefined =>
   b === 'mintaka' ? { booleanStyle: 'true-false' } : undefined;
 
+/**
+ * The runner never sets `dynamicPolicy`: CRAG runs use the crag variant's own default (the published final
+ * system answers "I don't know" to dynamic questions), and metrics.json reports what the service did.
+ */
+export const RUNNER_SETS_DYNAMIC_POLICY = false;
+
 /** CRAG questions come with web pages: the RAG pipeline reads them. Others use the service default. */
 export const defaultMode = (b: Benchmark): string | undefined => (b === 'crag' ? 'rag' : undefined);
+
+/** The rag pipeline's static/dynamic verdict, from its attribute observation (kept so the report can show the dynamic policy at work). */
+const dynamismOf = (run: RunJson): string | undefined => {
+  for (const s of run.steps ?? []) {
+    const step = s as { type?: string; tool?: string; detail?: { dynamism?: unknown } };
+    if (step.type === 'observation' && step.tool === 'attribute' && typeof step.detail?.dynamism === 'string') return step.detail.dynamism;
+  }
+  return undefined;
+};
 
 const toPrediction = (item: EvalItem, run: RunJson, ms: number): Prediction => ({
   id: item.id,
@@ -37,6 +52,7 @@ const toPrediction = (item: EvalItem, run: RunJson, ms: number): Prediction => (
   answer: typeof run.answer === 'string' ? run.answer : run.answer == null ? '' : String(run.answer),
   answers: run.answers ?? undefined,
   ...(Array.isArray(run.entities) && run.entities.length ? { entities: run.entities } : {}),
+  ...(dynamismOf(run) ? { dynamism: dynamismOf(run) } : {}),
   confidence: run.confidence,
   usage: run.usage,
   timings: { ...(run.timings ?? {}), clientMs: ms },
