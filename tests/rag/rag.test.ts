@@ -156,7 +156,7 @@ describe('rag strategy', () => {
   });
 });
 
-describe('rag strategy: KG module', () => {
+describe('rag strategy: KG module by function calling (options.kgMode "calls")', () => {
   const env = { CRAG_API_URL: 'http://kg.test/api' };
   const base = { attribute: staticVotes, calculator: ['NONE', 'NONE', 'NONE'], parametric: ['Answer: yes\nFalse premise: no'] };
 
@@ -168,7 +168,7 @@ describe('rag strategy: KG module', () => {
         kg: ['[{"endpoint": "admin/drop_tables", "args": {}}, {"endpoint": "finance/get_eps", "args": {"ticker": "MSFT"}}, {"endpoint": "music/get_billboard_rank_date", "args": {"rank": 500}}]'],
         reasoning: ['<answer>yes</answer>'],
       },
-      { env },
+      { env, options: { kgMode: 'calls' } },
     );
     const { events } = await run;
     expect(fetchSpy).not.toHaveBeenCalled();
@@ -188,7 +188,7 @@ describe('rag strategy: KG module', () => {
         kg: ['```json\n[{"endpoint": "open/search_entity_by_name", "args": {"query": "Microsoft Office 2019"}}]\n```'],
         reasoning: [(r) => (userText(r).includes('Office entity 9') && !userText(r).includes('Office entity 10') ? '<answer>yes</answer>' : '<answer>wrong</answer>')],
       },
-      { env },
+      { env, options: { kgMode: 'calls' } },
     );
     const { events } = await run;
     expect(fetchSpy).toHaveBeenCalledTimes(1);

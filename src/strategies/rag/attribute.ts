@@ -1,3 +1,4 @@
+import { oneLine } from '../../engine/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { answerEvent, IDK } from './answer';
 import prompt from './prompts/attribute.txt';
@@ -22,7 +23,8 @@ const majority = (values: string[]): string | undefined => {
 };
 
 /**
- * Attribute predictor: several samples of "static or dynamic, which domain", decided by majority.
+ * Attribute predictor: five demonstrations in the prompt, several samples of "static or dynamic, which domain",
+ * decided by majority (self-consistency).
  * The samples run together in one step (one logical call with n samples), so a resumed run repeats them as a unit.
  */
 export const attributeStep = async (state: RagState, ctx: RunContext, o: RagOptions): Promise<StepOutcome<RagState>> => {
@@ -31,7 +33,7 @@ export const attributeStep = async (state: RagState, ctx: RunContext, o: RagOpti
     Array.from({ length: o.attributeSamples }, () =>
       ctx.llm.chat({
         purpose: 'attribute',
-        messages: [{ role: 'system', content: prompt.trim() }, { role: 'user', content: `Question: ${question}` }],
+        messages: [{ role: 'system', content: prompt.trim() }, { role: 'user', content: `Question: ${oneLine(question)}` }],
         maxTokens: 32,
         temperature: 0.7,
       }),

@@ -12,22 +12,26 @@ export type { RagState } from './state';
 
 type StepFn = (state: RagState, ctx: RunContext) => Promise<StepOutcome<RagState>>;
 
+const optionsOf = (ctx: RunContext) => ragOptions(ctx.request.options, ctx.request.variant);
+
 /** The pipeline, one module per step, in the order of the CRAG hybrid-RAG solution. */
 const STEPS: Record<Phase, StepFn> = {
-  attribute: (s, ctx) => attributeStep(s, ctx, ragOptions(ctx.request.options)),
-  retrieve: (s, ctx) => retrieveStep(s, ctx, ragOptions(ctx.request.options)),
-  calculator: (s, ctx) => calculatorStep(s, ctx, ragOptions(ctx.request.options)),
+  attribute: (s, ctx) => attributeStep(s, ctx, optionsOf(ctx)),
+  retrieve: (s, ctx) => retrieveStep(s, ctx, optionsOf(ctx)),
+  calculator: (s, ctx) => calculatorStep(s, ctx, optionsOf(ctx)),
   parametric: parametricStep,
-  kg: kgChooseStep,
+  kg: (s, ctx) => kgChooseStep(s, ctx, optionsOf(ctx)),
   kg_fetch: kgFetchStep,
-  reasoning: reasoningStep,
+  reasoning: (s, ctx) => reasoningStep(s, ctx, optionsOf(ctx)),
   summarize: summarizeStep,
 };
 
 /**
- * CRAG-style hybrid RAG: attribute predictor (abstain on dynamic questions by policy) → retrieval over the
- * supplied pages (or Wikipedia) → sandboxed calculator → closed-book knowledge with a false-premise check →
- * mock-KG API → reasoning with a strict format, rescued by a summariser when the format breaks.
+ * CRAG-style hybrid RAG (the ElectricSheep system): attribute predictor with five demonstrations and
+ * self-consistency ("I don't know" for dynamic questions on the crag variant and under the paper recipe) →
+ * retrieval over the supplied pages (or Wikipedia) → sandboxed calculator → chain-of-thought knowledge extractor
+ * with a false-premise check → mock-KG API by entity extraction and rules (or model-written calls) → reasoning
+ * along guiding questions in a strict format, rescued by a summariser when the format breaks.
  */
 export const ragStrategy: Strategy<RagState> = {
   mode: 'rag',

@@ -1,12 +1,62 @@
+import { DATA_FENCE_RULE, fence } from '../../engine/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { callKg, checkCall, describeEndpoints, parseCalls } from './kg/client';
+import { parseEntities } from './kg/entities';
+import { planKgCalls, runPlan, type RulePlan } from './kg/rules';
+import entitiesPrompt from './prompts/kg-entities.txt';
 import prompt from './prompts/kg.txt';
-import type { RagState } from './state';
+import type { RagOptions, RagState } from './state';
 
 const MAX_CALLS = 3;
 
-/** KG module, part 1: the model picks API calls as JSON; each is validated against its endpoint schema here. */
-export const kgChooseStep = async (state: RagState, ctx: RunContext): Promise<StepOutcome<RagState>> => {
+const describePlan = (plan: RulePlan) =>
+  plan.map((p) => ('endpoint' in p ? `call ${p.endpoint} ${JSON.stringify(p.args)}` : p.resolve === 'ticker'
+    ? `resolve the ticker of ${JSON.stringify(p.company)}, then ${p.then.join(', ')}`
+    : `search ${JSON.stringify(p.name)}, then open/get_entity`));
+
+/**
+ * KG module, part 1 (the paper's final design): the model extracts entities as JSON; rules choose the endpoints.
+ * With `options.kgMode: "calls"` the model writes the API calls itself (function calling, which the paper dropped).
+ */
+export const kgChooseStep = async (state: RagState, ctx: RunContext, o: RagOptions): Promise<StepOutcome<RagState>> => {
+  if (o.kgMode === 'rules' && ctx.config.CRAG_API_URL) return kgEntitiesStep(state, ctx);
+  return kgCallsStep(state, ctx);
+};
+
+const kgEntitiesStep = async (state: RagState, ctx: RunContext): Promise<StepOutcome<RagState>> => {
+  const question = ctx.request.question;
+  const domain = state.attribute?.domain ?? 'open';
+  const queryTime = (ctx.request.context?.queryTime as string | undefined) ?? 'unknown';
+  const reply = await ctx.llm.chat({
+    purpose: 'kg',
+    messages: [
+      { role: 'system', content: `${entitiesPrompt.trim()}\n\n${DATA_FENCE_RULE}` },
+      { role: 'user', content: `Domain: ${domain}\nQuery time: ${String(queryTime).slice(0, 60)}\n${fence('QUESTION', question)}` },
+    ],
+    maxTokens: 200,
+    temperature: 0,
+  });
+  const entities = parseEntities(reply.text);
+  const plan = planKgCalls(domain, entities, question);
+  return {
+    state: { ...state, kgEntities: entities, phase: plan.length ? 'kg_fetch' : 'reasoning' },
+    events: [
+      { type: 'action', data: { tool: 'kg', input: { question, domain, mode: 'entities' } } },
+      {
+        type: 'observation',
+        data: {
+          tool: 'kg',
+          output: `entities ${JSON.stringify(entities)}\n${plan.length ? describePlan(plan).join('\n') : 'no rule matches these entities; no knowledge-API call'}`,
+          ms: 0,
+          detail: { entities },
+        },
+      },
+    ],
+  };
+};
+
+/** KG module, part 1 as function calling: the model picks API calls as JSON; each is validated against its endpoint schema here. */
+const kgCallsStep = async (state: RagState, ctx: RunContext): Promise<StepOutcome<RagState>> => {
   const base = ctx.config.CRAG_API_URL;
   const question = ctx.request.question;
   if (!base) {
@@ -51,6 +101,21 @@ export const kgChooseStep = async (state: RagState, ctx: RunContext): Promise<St
 export const kgFetchStep = async (state: RagState, ctx: RunContext): Promise<StepOutcome<RagState>> => {
   const base = ctx.config.CRAG_API_URL!;
   const started = Date.now();
+  if (state.kgEntities) {
+    const plan = planKgCalls(state.attribute?.domain ?? 'open', state.kgEntities, ctx.request.question);
+    const results = await runPlan(base, plan);
+    const ok = results.filter((r) => !r.error && r.result !== 'null');
+    const output = results
+      .map((r) => `${r.endpoint} ${JSON.stringify(r.args)}: ${r.error ? `failed (${r.error})` : r.result.slice(0, 300)}`)
+      .join('\n');
+    return {
+      state: { ...state, kgResults: ok.map(({ endpoint, args, result }) => ({ endpoint: `${endpoint} ${JSON.stringify(args)}`, result })), phase: 'reasoning' },
+      events: [
+        { type: 'action', data: { tool: 'kg', input: { plan: describePlan(plan) } } },
+        { type: 'observation', data: { tool: 'kg', output: output || 'no call was sent', ms: Date.now() - started, error: ok.length === 0 } },
+      ],
+    };
+  }
   const results = await Promise.all(
     state.kgCalls.map(async (call) => {
       try {

@@ -1,10 +1,11 @@
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { answerEvent, normalizeAnswer } from './answer';
+import paperPrompt from './prompts/reasoning-paper.txt';
 import prompt from './prompts/reasoning.txt';
 import summarizePrompt from './prompts/summarize.txt';
 import { reasoningInput } from './references';
 import { readContext } from './retrieve';
-import type { RagState } from './state';
+import type { RagOptions, RagState } from './state';
 
 const MAX_DRAFT = 4000;
 
@@ -17,16 +18,20 @@ export const parseReasoning = (text: string): { reasoning: string; answer: strin
   return { reasoning, answer, falsePremise };
 };
 
-/** Reasoning module: every reference into one prompt; a well-formed reply ends the run. */
-export const reasoningStep = async (state: RagState, ctx: RunContext): Promise<StepOutcome<RagState>> => {
+/**
+ * Reasoning module: every reference into one prompt that walks the model through guiding questions (the paper's, in
+ * our words, under `recipe: "paper"`; ours add the recency rule and the stricter abstention wording). A well-formed
+ * reply ends the run.
+ */
+export const reasoningStep = async (state: RagState, ctx: RunContext, o: RagOptions): Promise<StepOutcome<RagState>> => {
   const { queryTime } = readContext(ctx.request.context);
   const reply = await ctx.llm.chat({
     purpose: 'reasoning',
     messages: [
-      { role: 'system', content: prompt.trim() },
+      { role: 'system', content: (o.recipe === 'paper' ? paperPrompt : prompt).trim() },
       { role: 'user', content: reasoningInput(ctx.request.question, queryTime, state) },
     ],
-    maxTokens: 600,
+    maxTokens: 800,
     temperature: 0,
   });
   const parsed = parseReasoning(reply.text);

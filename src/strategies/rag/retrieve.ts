@@ -14,7 +14,8 @@ export const readContext = (context: Record<string, unknown> | undefined) => {
 };
 
 const MAX_CHUNK_REF = 1200;
-const MAX_TABLE_REF = 4000;
+/** A table cut below this would show a header and hardly a row; it is left out instead. */
+const MIN_TABLE_REF = 200;
 const WIKI_PAGES = 3;
 
 interface Candidate {
@@ -78,11 +79,19 @@ export const retrieveStep = async (state: RagState, ctx: RunContext, o: RagOptio
     const p = collected.pages[page];
     return { kind: kind === 'table' ? 'table' : p.kind, title: p.title, url: p.url, text: text.slice(0, cap) };
   };
-  const refs = [
-    ...topChunks.map((r) => ref(r.item.page, r.item.text, 'web', MAX_CHUNK_REF)),
-    ...topTables.map((r) => ref(r.item.page, r.item.markdown, 'table', MAX_TABLE_REF)),
-  ];
-  const used = new Set([...topChunks.map((r) => r.item.page), ...topTables.map((r) => r.item.page)]);
+  // One budget for all tables together (the paper's 4,000), spent in rank order.
+  let budget = o.tableChars;
+  const keptTables: typeof topTables = [];
+  const tableRefs: Reference[] = [];
+  for (const t of topTables) {
+    if (budget < Math.min(MIN_TABLE_REF, t.item.markdown.length)) break;
+    const r = ref(t.item.page, t.item.markdown, 'table', budget);
+    budget -= r.text.length;
+    keptTables.push(t);
+    tableRefs.push(r);
+  }
+  const refs = [...topChunks.map((r) => ref(r.item.page, r.item.text, 'web', MAX_CHUNK_REF)), ...tableRefs];
+  const used = new Set([...topChunks.map((r) => r.item.page), ...keptTables.map((r) => r.item.page)]);
   const sources: Source[] = collected.pages
     .filter((_, i) => used.has(i))
     .map((p) => ({ title: p.title, url: p.url, kind: p.kind === 'wikipedia' ? 'wikipedia' : 'web' }));
@@ -95,7 +104,7 @@ export const retrieveStep = async (state: RagState, ctx: RunContext, o: RagOptio
         type: 'observation',
         data: {
           tool: 'retrieve',
-          output: `${collected.pages.length} pages, ${collected.chunks.length} chunks, ${collected.tables.length} tables → kept ${topChunks.length} chunks and ${topTables.length} tables\n${summary}`,
+          output: `${collected.pages.length} pages, ${collected.chunks.length} chunks, ${collected.tables.length} tables → kept ${topChunks.length} chunks and ${keptTables.length} tables (${o.tableChars - budget} of ${o.tableChars} table characters)\n${summary}`,
           ms: Date.now() - started,
         },
       },
