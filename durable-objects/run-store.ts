@@ -18,6 +18,8 @@ export interface RunMeta {
   steps: number;
   startedAt: number;
   finishedAt?: number;
+  /** `key:` + a hash of the API key that made the run, or `open` (see src/engine/run-index.ts). */
+  owner?: string;
 }
 
 /**
@@ -48,8 +50,8 @@ export class RunStore {
     return meta;
   }
 
-  create(runId: string, request: RunRequest, now: number): RunMeta {
-    const meta: RunMeta = { runId, request, status: 'queued', usage: emptyUsage(), steps: 0, startedAt: now };
+  create(runId: string, request: RunRequest, now: number, owner: string): RunMeta {
+    const meta: RunMeta = { runId, request, status: 'queued', usage: emptyUsage(), steps: 0, startedAt: now, owner };
     this.storage.transactionSync(() => {
       if (request.context) {
         const text = JSON.stringify(request.context);

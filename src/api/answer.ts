@@ -4,6 +4,7 @@ import type { RunRequest } from '../engine/types';
 import { SSE_HEADERS, sseFrame } from '../engine/sse';
 import { createLLM } from '../llm';
 import { availableModes, defaultMode, strategyFor } from '../strategies';
+import { runScope, type CallerVariables } from './auth';
 import { readJsonBody } from './body';
 import { HttpError } from './errors';
 import { newRunId, runEvents, runStub, waitForRun } from './run-stub';
@@ -36,7 +37,11 @@ const prepend = (head: Uint8Array, rest: () => Promise<Response>) => {
 export const wantsEventStream = (accept: string | undefined) => /\btext\/event-stream\b/i.test(accept ?? '');
 
 /** Validates a request and turns it into a stored run; shared by /v1/answer and the chat-completions facade. */
-export const createRun = async (env: Env, body: { question: string; variant?: RunRequest['variant']; mode?: string; context?: object; options?: Record<string, unknown> }) => {
+export const createRun = async (
+  env: Env,
+  body: { question: string; variant?: RunRequest['variant']; mode?: string; context?: object; options?: Record<string, unknown> },
+  owner?: string,
+) => {
   const config = loadConfig(env as unknown as Record<string, unknown>);
   const variant = body.variant ?? config.DEFAULT_VARIANT;
   const mode = body.mode ?? defaultMode(variant, config);
@@ -54,13 +59,13 @@ export const createRun = async (env: Env, body: { question: string; variant?: Ru
     ...(body.options ? { options: body.options } : {}),
   };
   const stub = runStub(env, runId);
-  await stub.start(runId, request);
+  await stub.start(runId, request, owner);
   return { runId, stub, request };
 };
 
-export const answerRoutes = new Hono<{ Bindings: Env }>().post('/v1/answer', async (c) => {
+export const answerRoutes = new Hono<{ Bindings: Env; Variables: CallerVariables }>().post('/v1/answer', async (c) => {
   const body = await readJsonBody(c, answerRequestSchema);
-  const { runId, stub, request } = await createRun(c.env, body);
+  const { runId, stub, request } = await createRun(c.env, body, runScope(c));
   if (wantsEventStream(c.req.header('accept'))) {
     // The `run` event is stored by now; send it at once and follow with the object's stream from after it,
     // so the first byte does not wait for a second round trip to the object.

@@ -52,3 +52,12 @@ export const requireApiKey = (): MiddlewareHandler<{ Bindings: Env; Variables: C
   c.set('caller', `key:${hex(await sha256(token)).slice(0, 32)}`);
   return next();
 };
+
+/**
+ * Whose runs a caller may list, read and cancel: its own (`key:<hash>`) when the API has keys; every run
+ * (undefined) when it is open. Runs are stored with this value as their owner, so the key itself is never stored.
+ */
+export const runScope = (c: { get(key: 'caller'): string | undefined }): string | undefined => {
+  const caller = c.get('caller');
+  return caller?.startsWith('key:') ? caller : undefined;
+};

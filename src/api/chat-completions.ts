@@ -5,6 +5,7 @@ import type { RunView } from '../engine/run-view';
 import { SSE_HEADERS } from '../engine/sse';
 import type { AnswerData, EventType, RunStatus, Usage } from '../engine/types';
 import { createRun } from './answer';
+import { runScope, type CallerVariables } from './auth';
 import { readJsonBody } from './body';
 import { chatRequestSchema, type ChatRequestBody } from './chat-schema';
 import { HttpError } from './errors';
@@ -234,12 +235,12 @@ const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Respon
   });
 };
 
-export const chatCompletionRoutes = new Hono<{ Bindings: Env }>().post('/v1/chat/completions', async (c) => {
+export const chatCompletionRoutes = new Hono<{ Bindings: Env; Variables: CallerVariables }>().post('/v1/chat/completions', async (c) => {
   const body = await readJsonBody(c, chatRequestSchema);
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
   const choice = parseModel(body.model, config);
   const question = questionFrom(body.messages);
-  const { runId, stub } = await createRun(c.env, { question, variant: choice.variant, ...(choice.mode ? { mode: choice.mode } : {}) });
+  const { runId, stub } = await createRun(c.env, { question, variant: choice.variant, ...(choice.mode ? { mode: choice.mode } : {}) }, runScope(c));
   if (body.stream) {
     const first = await runEvents(stub, 0);
     return new Response(chunkStream(() => runStub(c.env, runId), first, runId, body.model), { headers: { ...SSE_HEADERS, 'x-run-id': runId } });

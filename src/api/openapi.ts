@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { VARIANTS } from '../engine/types';
+import { RUN_STATUSES, VARIANTS } from '../engine/types';
+import { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE } from './runs';
 import { chatRequestSchema } from './chat-schema';
 import { answerRequestSchema, MAX_BODY_BYTES, MAX_CONTEXT_BODY_BYTES, MAX_PAGE_BYTES, MAX_QUESTION_CHARS } from './schemas';
 
@@ -41,7 +42,7 @@ const runSchema: Json = {
     question: { type: 'string' },
     variant: { type: 'string', enum: [...VARIANTS] },
     mode: { type: 'string' },
-    status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'limited'] },
+    status: { $ref: '#/components/schemas/RunStatus' },
     answer: { type: ['string', 'null'] },
     answers: { type: 'object', additionalProperties: { type: 'string' } },
     sources: { type: 'array', items: { type: 'object', properties: { title: { type: 'string' }, url: { type: 'string' }, kind: { type: 'string' } } } },
@@ -59,6 +60,28 @@ const runSchema: Json = {
   required: ['runId', 'status', 'answer', 'steps'],
 };
 
+const runStatusSchema: Json = {
+  type: 'string',
+  enum: [...RUN_STATUSES],
+  description:
+    'queued → running → one of: succeeded (an answer), failed (an error, maybe a partial answer), limited (a per-run limit ended it; partial answer), cancelled (DELETE /v1/runs/{id}).',
+};
+
+const runSummarySchema: Json = {
+  type: 'object',
+  properties: {
+    runId: { type: 'string', format: 'uuid' },
+    question: { type: 'string' },
+    variant: { type: 'string', enum: [...VARIANTS] },
+    mode: { type: 'string' },
+    status: { $ref: '#/components/schemas/RunStatus' },
+    answer: { type: ['string', 'null'], description: 'the final (or partial) answer, cut at 2,000 characters; null while running' },
+    createdAt: { type: 'integer', description: 'epoch milliseconds' },
+    durationMs: { type: ['integer', 'null'], description: 'null until the run has ended' },
+  },
+  required: ['runId', 'question', 'variant', 'mode', 'status', 'answer', 'createdAt', 'durationMs'],
+};
+
 const sseContent = (description: string) => ({ 'text/event-stream': { schema: { type: 'string', description } } });
 const jsonContent = (schema: Json) => ({ 'application/json': { schema } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -69,6 +92,7 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'invalid request (the message says which field and why)',
   401: 'missing or invalid API key',
   404: 'not found',
+  409: 'conflict with the resource\'s state (e.g. cancelling a run that already ended)',
   413: 'request body over its size limit',
   429: 'rate limit reached; see the Retry-After header',
   502: 'the run ended without an answer',
@@ -138,8 +162,39 @@ const documented = (): Paths => ({
       },
     },
   },
+  '/v1/runs': {
+    get: {
+      summary: "Recent runs, newest first: the caller's own when the API has keys, every run on an open server",
+      operationId: 'listRuns',
+      parameters: [
+        { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_RUNS_PAGE, default: DEFAULT_RUNS_PAGE } },
+        { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'nextCursor of the previous page' },
+      ],
+      responses: {
+        200: {
+          description: 'one page of runs; nextCursor is null on the last page',
+          content: jsonContent({
+            type: 'object',
+            properties: { runs: { type: 'array', items: ref('RunSummary') }, nextCursor: { type: ['string', 'null'] } },
+            required: ['runs', 'nextCursor'],
+          }),
+        },
+        ...errors(400, 401, 429),
+      },
+    },
+  },
   '/v1/runs/{id}': {
     get: { summary: 'A run with its steps', operationId: 'getRun', parameters: [runIdParam], responses: { 200: { description: 'the run', content: jsonContent(ref('Run')) }, ...errors(401, 404, 429) } },
+    delete: {
+      summary: 'Cancel a queued or running run',
+      description:
+        'The step in flight is abandoned (its model or tool call is aborted, nothing of it is stored), no further step runs, and the run ends with status ' +
+        '`cancelled`: an `error` event (code `cancelled`), the partial answer if there is one, and `done` with status `cancelled`. ' +
+        'Cancelling a cancelled run again answers the same (idempotent); a run that ended otherwise answers 409 `run_finished`.',
+      operationId: 'cancelRun',
+      parameters: [runIdParam],
+      responses: { 200: { description: 'the run, now cancelled', content: jsonContent(ref('Run')) }, ...errors(401, 404, 409, 429) },
+    },
   },
   '/v1/runs/{id}/events': {
     get: {
@@ -231,6 +286,8 @@ export const openApiDocument = (routes: Array<{ method: string; path: string }>,
         AnswerRequest: jsonSchema(answerRequestSchema),
         ChatCompletionRequest: jsonSchema(chatRequestSchema),
         Run: runSchema,
+        RunSummary: runSummarySchema,
+        RunStatus: runStatusSchema,
         Usage: usageSchema,
         Error: errorSchema,
         ...extra,

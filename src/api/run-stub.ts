@@ -27,6 +27,6 @@ export const waitForRun = async (stub: DurableObjectStub<AgentRun>, attempts = 2
   }
 };
 
-/** Opens the run's event stream from after `after`. */
-export const runEvents = (stub: DurableObjectStub<AgentRun>, after: number) =>
-  stub.fetch(`https://agent-run/events?after=${after}`);
+/** Opens the run's event stream from after `after`; with `caller`, a run of another owner is a 404. */
+export const runEvents = (stub: DurableObjectStub<AgentRun>, after: number, caller?: string) =>
+  stub.fetch(`https://agent-run/events?after=${after}${caller ? `&caller=${encodeURIComponent(caller)}` : ''}`);

@@ -25,6 +25,8 @@ export interface ContextParts {
   usage: Usage;
   /** Per-run model limits; default to the configured ones. */
   llmLimits?: { maxLLMCalls: number; maxTokens: number };
+  /** Aborted on wall-time overrun or cancel; handed to every model and tool call. */
+  signal?: AbortSignal;
 }
 
 const MAX_OBSERVATION_CHARS = 8_000;
@@ -35,6 +37,7 @@ export const createRunContext = (parts: ContextParts): RunContext => {
     routeByPurpose(parts.llm, parts.config.LLM_MODELS ?? {}),
     parts.usage,
     parts.llmLimits ?? { maxLLMCalls: parts.config.MAX_LLM_CALLS, maxTokens: parts.config.MAX_TOKENS },
+    parts.signal,
   );
   const ctx: RunContext = {
     runId: parts.runId,
@@ -45,6 +48,7 @@ export const createRunContext = (parts: ContextParts): RunContext => {
     embedder: parts.services.embedder,
     vectors: parts.services.vectors,
     tools: parts.tools,
+    signal: parts.signal,
     async runTool(name, input) {
       const tool = parts.tools.get(name);
       const started = Date.now();
@@ -55,6 +59,7 @@ export const createRunContext = (parts: ContextParts): RunContext => {
           error: true,
         };
       }
+      parts.signal?.throwIfAborted();
       addToolCall(parts.usage, name);
       try {
         const parsed = typeof input === 'string' ? tool.fromText(input) : tool.input.parse(input);
@@ -62,6 +67,7 @@ export const createRunContext = (parts: ContextParts): RunContext => {
         const toolCtx = {
           llm,
           question: parts.request.question,
+          signal: parts.signal,
           get evidence() {
             return parts.services.evidence();
           },
@@ -74,6 +80,8 @@ export const createRunContext = (parts: ContextParts): RunContext => {
       } catch (err) {
         // A failing tool is something the agent should see and react to, not a crash of the run.
         if (err instanceof Error && err.name === 'LimitError') throw err;
+        // An aborted run does not turn its abort into an observation for a step nobody will store.
+        if (parts.signal?.aborted) throw parts.signal.reason;
         return { output: `Error: ${err instanceof Error ? err.message : String(err)}`, ms: Date.now() - started, error: true };
       }
     },

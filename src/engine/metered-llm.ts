@@ -10,8 +10,9 @@ export interface LLMLimits {
 /**
  * Wraps a provider so that every call is counted in the run's usage and refused once a limit is reached.
  * The check happens before the call, so a run never spends past its budget by more than one call.
+ * A call made after the run's signal fired (wall time, cancel) is refused with the signal's reason.
  */
-export const meteredLLM = (inner: LLM, usage: Usage, limits: LLMLimits): LLM => ({
+export const meteredLLM = (inner: LLM, usage: Usage, limits: LLMLimits, runSignal?: AbortSignal): LLM => ({
   provider: inner.provider,
   model: inner.model,
   acceptsImages: inner.acceptsImages,
@@ -22,7 +23,10 @@ export const meteredLLM = (inner: LLM, usage: Usage, limits: LLMLimits): LLM => 
     if (usage.promptTokens + usage.completionTokens >= limits.maxTokens) {
       throw new LimitError('tokens', `the run reached its limit of ${limits.maxTokens} tokens`);
     }
-    const result = await inner.chat(request);
+    runSignal?.throwIfAborted();
+    // The run's signal ends a call that would outlive the run's wall time or its cancellation.
+    const signal = runSignal && request.signal ? AbortSignal.any([runSignal, request.signal]) : (runSignal ?? request.signal);
+    const result = await inner.chat(signal ? { ...request, signal } : request);
     addLLMCall(usage, request.purpose, result.usage, result.model);
     return result;
   },

@@ -55,7 +55,12 @@ export type EventInput =
 export type RunEvent = EventInput & { id: number; at: number };
 export type EventType = EventInput['type'];
 
-export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'limited';
+export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'limited', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Statuses a run never leaves. */
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'limited', 'cancelled'];
+export const isTerminal = (status: RunStatus): boolean => TERMINAL_STATUSES.includes(status);
 
 export interface PurposeUsage {
   calls: number;
@@ -92,6 +97,11 @@ export interface RunContext {
   embedder(): Embedder;
   vectors(): VectorIndex;
   readonly tools: ToolRegistry;
+  /**
+   * Aborted when the run's wall time runs out or the run is cancelled. Model and tool calls made through this
+   * context already carry it; a strategy that waits on something else should pass it on.
+   */
+  readonly signal?: AbortSignal;
   /** Runs a tool by name, timing it and counting it; errors become observations (error: true), never throws. */
   runTool(name: string, input: unknown): Promise<{ output: string; ms: number; error: boolean }>;
 }
@@ -115,6 +125,14 @@ export interface Strategy<S = unknown> {
   step(state: S, ctx: RunContext): Promise<StepOutcome<S>>;
   /** The best answer from what was gathered, used when a run limit ends the run early. */
   partial?(state: S): AnswerData | null;
+}
+
+/** The reason a step is aborted when its client cancels the run. */
+export class RunCancelled extends Error {
+  constructor() {
+    super('the run was cancelled');
+    this.name = 'RunCancelled';
+  }
 }
 
 /** Thrown (by the metered LLM or the engine) when a per-run limit is reached. */

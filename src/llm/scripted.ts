@@ -27,6 +27,15 @@ const applyStop = (text: string, stop: string[] | undefined) => {
   return text.slice(0, cut);
 };
 
+const untilAborted = <T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> =>
+  signal
+    ? new Promise<T>((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      })
+    : work;
+
 /** The test double for every model call: fixed replies per test, and a record of the requests it got. */
 export const scriptedLLM = (script: Script, options: { acceptsImages?: boolean } = {}): ScriptedLLM => {
   const queues = new Map<string, ScriptedReply[]>(Object.entries(script).map(([k, v]) => [k, [...(v ?? [])]]));
@@ -45,7 +54,9 @@ export const scriptedLLM = (script: Script, options: { acceptsImages?: boolean }
         throw new LLMError(`scripted model has no reply left for purpose "${request.purpose}"`);
       }
       if (typeof reply === 'object') throw new LLMError(reply.error, reply.status, false);
-      const raw = typeof reply === 'function' ? await reply(request) : reply;
+      // Like a real provider, a call ends when its signal aborts (a slow scripted reply stands for a slow server).
+      request.signal?.throwIfAborted();
+      const raw = typeof reply === 'function' ? await untilAborted(Promise.resolve(reply(request)), request.signal) : reply;
       // Like a real server, generation ends at the first stop sequence.
       const text = applyStop(raw, request.stop);
       request.onDelta?.(text);
