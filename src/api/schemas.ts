@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { VARIANTS } from '../engine/types';
+import { RECIPES } from '../engine/recipe';
 
 export const MAX_QUESTION_CHARS = 2_000;
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -65,7 +66,13 @@ export const answerRequestSchema = z
     variant: z.enum(VARIANTS, { message: `variant must be one of: ${VARIANTS.join(', ')}` }).optional(),
     mode: z.string().max(64).optional(),
     context: contextSchema.optional(),
-    options: z.record(z.string(), z.unknown()).optional(),
+    options: z
+      .record(z.string(), z.unknown())
+      .refine((o) => o.recipe === undefined || (RECIPES as readonly unknown[]).includes(o.recipe), {
+        message: `options.recipe must be one of: ${RECIPES.join(', ')} (see docs/FIDELITY.md)`,
+        path: ['recipe'],
+      })
+      .optional(),
   })
   .strict();
 

@@ -84,6 +84,7 @@ describe('bad input', () => {
     ['unknown variant', { question: 'q', variant: 'trivia' }, 400, 'invalid_request'],
     ['unknown mode', { question: 'q', mode: 'oracle' }, 400, 'unknown_mode'],
     ['unknown field', { question: 'q', temperature: 2 }, 400, 'invalid_request'],
+    ['unknown recipe', { question: 'q', options: { recipe: 'published' } }, 400, 'invalid_request'],
     ['body over 64 KB without context', { question: 'q', options: { pad: 'x'.repeat(70_000) } }, 413, 'payload_too_large'],
   ];
   for (const [name, body, status, code] of cases) {

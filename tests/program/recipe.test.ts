@@ -61,6 +61,24 @@ describe('program mode: options.recipe', () => {
     expect(llm.requests.filter((r) => r.purpose === 'check').map((r) => promptOf(r))).not.toContainEqual(expect.stringContaining('2020'));
   });
 
+  it('under "paper", refinement continues the code conversation and extract_info closes with "So my answer is"', async () => {
+    const birthplace = `function solve(table) { return extract_info(table.rows[1]['Winner'], 'the place of birth'); }`;
+    const llm = scriptedLLM({
+      code: [fence(broken)],
+      refine: [(r) => {
+        // The original code prompt, the broken program as the model's own turn, then the error.
+        expect(r.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+        expect(String(r.messages[2].content)).toContain("table.rows[0]['Champion'].text");
+        expect(String(r.messages[3].content)).toMatch(/TypeError/);
+        return fence(birthplace);
+      }],
+      extract_info: ['The passage says he was born in Leipzig in 1987.\nSo my answer is Leipzig.'],
+    });
+    const { events } = await drive('Where was the 2020 winner born?', llm, { recipe: 'paper', simplify: false });
+    expect(answerOf(events)).toBe('Leipzig');
+    expect(promptOf(llm.requests.find((r) => r.purpose === 'extract_info')!)).toContain('So my answer is <the information>');
+  });
+
   it('refines once under "paper" and twice under ours', async () => {
     const paper = scriptedLLM({ code: [fence(broken)], refine: [fence(broken), fence(broken)] });
     await drive('Who won in 2019?', paper, { recipe: 'paper', simplify: false });

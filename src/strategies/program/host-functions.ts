@@ -7,6 +7,7 @@ import type { Recipe } from '../../engine/recipe';
 import { recipeOf } from '../../engine/recipe';
 import checkPaperPrompt from './prompts/check-paper.txt';
 import checkPrompt from './prompts/check.txt';
+import extractPaperPrompt from './prompts/extract-info-paper.txt';
 import extractPrompt from './prompts/extract-info.txt';
 
 const MAX_PASSAGE_CHARS = 6_000;
@@ -28,8 +29,17 @@ const linksOf = (v: Json, input: ProgramContext): string[] => {
 
 const firstLine = (text: string) => text.trim().split('\n')[0].replace(/^(answer|value)\s*:\s*/i, '').trim();
 
-/** `extract_info(cell, target)`: the model reads the cell's passages (or image) and returns one value. */
-const extractInfo = (ctx: RunContext, input: ProgramContext): HostFunction => async (cell, target) => {
+/** The paper's reply ends "So my answer is X."; anything else counts as not found. */
+const paperAnswer = (text: string) => {
+  const m = [...text.matchAll(/so my answer is\s+(.+?)\s*\.?\s*$/gim)].at(-1);
+  return m ? m[1].trim() : 'not available';
+};
+
+/**
+ * `extract_info(cell, target)`: the model reads the cell's passages (or image) and returns one value. Ours asks
+ * for the value alone; the paper's prompt lets the model reason first and closes with "So my answer is …".
+ */
+const extractInfo = (ctx: RunContext, input: ProgramContext, recipe: Recipe): HostFunction => async (cell, target) => {
   const what = typeof target === 'string' ? target : JSON.stringify(target);
   const links = linksOf(cell, input);
   const passages = links.filter((l) => l in input.passages).map((l) => input.passages[l]);
@@ -44,16 +54,17 @@ const extractInfo = (ctx: RunContext, input: ProgramContext): HostFunction => as
   const content: string | ContentPart[] = withImages
     ? [{ type: 'text', text: ask }, ...images.map((url): ContentPart => ({ type: 'image_url', image_url: { url } }))]
     : ask;
+  const paper = recipe === 'paper';
   const reply = await ctx.llm.chat({
     purpose: 'extract_info',
     messages: [
-      { role: 'system', content: extractPrompt.trim() },
+      { role: 'system', content: (paper ? extractPaperPrompt : extractPrompt).trim() },
       { role: 'user', content },
     ],
-    maxTokens: 64,
+    maxTokens: paper ? 256 : 64,
     temperature: 0,
   });
-  return firstLine(reply.text) || 'not available';
+  return (paper ? paperAnswer(reply.text) : firstLine(reply.text)) || 'not available';
 };
 
 /**
@@ -92,6 +103,6 @@ export const checkValues = (ctx: Pick<RunContext, 'llm'>, recipe: Recipe = 'ours
 };
 
 export const hostFunctionsFor = (ctx: RunContext, input: ProgramContext): Record<string, HostFunction> => ({
-  extract_info: extractInfo(ctx, input),
+  extract_info: extractInfo(ctx, input, recipeOf(ctx.request.options)),
   check: checkValues(ctx, recipeOf(ctx.request.options)),
 });

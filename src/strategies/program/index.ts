@@ -10,6 +10,7 @@ import { hostFunctionsFor } from './host-functions';
 import { linearise, parseProgramContext, toSandboxTable, type ProgramContext, type SandboxTable } from './input';
 import codePaperPrompt from './prompts/code-paper.txt';
 import codePrompt from './prompts/code.txt';
+import refinePaperPrompt from './prompts/refine-paper.txt';
 import refinePrompt from './prompts/refine.txt';
 import simplifyPaperPrompt from './prompts/simplify-paper.txt';
 import simplifyPrompt from './prompts/simplify.txt';
@@ -168,15 +169,23 @@ const simplifyByPassages = async (state: ProgramState, ctx: RunContext, input: P
 /** Step (b) and (d): one model call that yields a `solve` program. */
 const writeProgram = async (state: ProgramState, ctx: RunContext, input: ProgramContext, refine: boolean) => {
   const table = toSandboxTable(input);
-  const messages = refine
-    ? [
-        { role: 'system' as const, content: refinePrompt.trim() },
-        {
-          role: 'user' as const,
-          content: `${linearise(table, input.passages, input.images ?? {})}\nQuestion: ${state.question}\n\nPrevious program:\n\`\`\`javascript\n${state.code ?? ''}\n\`\`\`\n\nWhat went wrong:\n${state.failure ?? 'unknown'}`,
-        },
-      ]
-    : codeMessages(table, input, state.question, options(ctx).examples, options(ctx).recipe);
+  const { recipe, examples } = options(ctx);
+  const messages = !refine
+    ? codeMessages(table, input, state.question, examples, recipe)
+    : recipe === 'paper'
+      ? // The paper continues the conversation: its code prompt, the program it wrote, then what went wrong.
+        [
+          ...codeMessages(table, input, state.question, examples, recipe),
+          { role: 'assistant' as const, content: `\`\`\`javascript\n${state.code ?? ''}\n\`\`\`` },
+          { role: 'user' as const, content: `${refinePaperPrompt.trim()}\n\nWhat happened:\n${state.failure ?? 'the result was empty'}` },
+        ]
+      : [
+          { role: 'system' as const, content: refinePrompt.trim() },
+          {
+            role: 'user' as const,
+            content: `${linearise(table, input.passages, input.images ?? {})}\nQuestion: ${state.question}\n\nPrevious program:\n\`\`\`javascript\n${state.code ?? ''}\n\`\`\`\n\nWhat went wrong:\n${state.failure ?? 'unknown'}`,
+          },
+        ];
   const reply = await ctx.llm.chat({ purpose: refine ? 'refine' : 'code', messages, maxTokens: 1024, temperature: 0 });
   const code = extractCode(reply.text);
   const rounds = refine ? state.rounds + 1 : state.rounds;
