@@ -53,6 +53,13 @@ export const configSchema = z
       .optional()
       .transform((v) => (v ?? '*').split(',').map((o) => o.trim()).filter(Boolean)),
     DEFAULT_VARIANT: z.enum(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'crag']).default('mintaka'),
+    /** A bundled few-shot library (`fewshot/<name>/`) the agent selects from instead of the variant's own. */
+    FEWSHOT_LIBRARY: z
+      .string()
+      .trim()
+      .regex(/^([a-z0-9][a-z0-9_-]{0,63})?$/, { message: 'FEWSHOT_LIBRARY must name a folder under fewshot/ (lowercase letters, digits, - and _), e.g. hqa-mintaka' })
+      .optional()
+      .transform((v) => (v ? v : undefined)),
     MAX_STEPS: positiveInt(40),
     MAX_LLM_CALLS: positiveInt(40),
     MAX_WALL_MS: positiveInt(300_000),

@@ -181,3 +181,16 @@ export const loadLibrary = (benchmark: string, files: readonly BundledFile[] = b
   if (useCache) libraryCache.set(benchmark, library);
   return library;
 };
+
+/** Folders under fewshot/ that hold another format (HProPro programs), not agent solution processes. */
+const NOT_AGENT_LIBRARIES = new Set(['hybridqa']);
+
+/** The agent libraries in the bundle: the benchmarks' own and any imported with `npm run fewshot:import`. */
+export const bundledLibraryNames = (files: readonly BundledFile[] = bundle.fewshot): string[] => {
+  const names = new Set<string>();
+  for (const f of files) {
+    const m = /^fewshot\/([^/]+)\/[^/]+\.txt$/.exec(f.file.replace(/\\/g, '/'));
+    if (m && !NOT_AGENT_LIBRARIES.has(m[1])) names.add(m[1]);
+  }
+  return [...names].sort();
+};

@@ -4,14 +4,16 @@ import type { VectorIndex } from '../vectors/types';
 import { greedyMap } from './dpp';
 import { encodeToolSequence } from './levenshtein';
 import { sampleIndices } from './prng';
-import { buildSequenceKernel, type SequenceKernel } from './sequence-kernel';
+import { buildSequenceKernel, levenshteinSimilarity, type SequenceKernel } from './sequence-kernel';
 
 /**
  * Chooses the few-shot solution processes shown to the model for one question.
  *
  * - `dpp`: greedy MAP of the DPP with L = diag(q)·S·diag(q): relevant AND using different tool sequences.
  * - `relevance`: the k examples whose questions are closest to the question.
- * - `diversity`: greedy MAP on S alone (quality 1 for all): the most varied tool sequences.
+ * - `diversity`: the example closest to the question, then the examples whose tool sequences differ most from it
+ *   (greedy MAP on S conditioned on that first pick; the paper recipe takes the k − 1 sequences least similar to
+ *   the first by 1 − normalised Levenshtein). The question still decides, through the first pick.
  * - `random`: k examples drawn with a seeded PRNG (same seed, same draw).
  * - `zero-shot`: none.
  *
@@ -37,8 +39,10 @@ export interface SelectableExample {
 
 export interface QualitySelectionInput<T extends SelectableExample> {
   library: readonly T[];
-  /** Positive quality per example (same order as library); ignored by `diversity`, `random`, `zero-shot`. */
+  /** Positive quality per example (same order as library); `diversity` uses it only to pick the first example. */
   quality: ArrayLike<number>;
+  /** `paper` runs the published variant of a mode where ours differs (see docs/FIDELITY.md). */
+  recipe?: 'paper' | 'ours';
   k?: number;
   mode: SelectionMode;
   seed?: number;
@@ -55,14 +59,41 @@ export const selectIndicesWithQuality = <T extends SelectableExample>(input: Qua
   if (mode === 'random') return sampleIndices(n, k, input.seed ?? 1);
   if (mode === 'relevance') return topByQuality(quality, n, k, new Set());
 
+  if (mode === 'diversity' && input.recipe === 'paper') return leastSimilarToAnchor(library, quality, k);
   const kernel = input.kernel ?? sequenceKernelFor(library);
-  const q = mode === 'diversity' ? new Float64Array(n).fill(1) : quality;
+  const q = mode === 'diversity' ? anchoredDiversityQuality(quality, n) : quality;
   for (let i = 0; i < n; i++) {
     if (!(q[i] > 0)) throw new Error(`selectIndicesWithQuality: quality must be > 0 (item ${i} has ${q[i]})`);
   }
   const { picks } = greedyMap({ n, k, quality: q, similarityRow: kernel.row, similarityDiagonal: () => 1 });
   if (picks.length < k) picks.push(...topByQuality(q, n, k - picks.length, new Set(picks)));
   return picks;
+};
+
+const ANCHOR_WEIGHT = 1e6;
+const TIE_BREAK = 1e-6;
+
+/**
+ * Quality for diversity-only: the most relevant example gets a weight that makes it the first pick, every other
+ * example ≈ 1. After the first pick a candidate's gain d_i² no longer depends on the anchor's weight, so the
+ * rest is greedy MAP on S alone conditioned on the anchor; relevance only breaks ties between equally new sequences.
+ */
+const anchoredDiversityQuality = (quality: ArrayLike<number>, n: number): Float64Array => {
+  const anchor = topByQuality(quality, n, 1, new Set())[0];
+  const max = Math.max(...Array.from({ length: n }, (_, i) => quality[i]));
+  return Float64Array.from({ length: n }, (_, i) => (i === anchor ? ANCHOR_WEIGHT : 1 + (TIE_BREAK * quality[i]) / (max || 1)));
+};
+
+/** The paper's diversity-only: the most relevant example, then the k − 1 whose tool sequences are least like its own. */
+const leastSimilarToAnchor = <T extends SelectableExample>(library: readonly T[], quality: ArrayLike<number>, k: number): number[] => {
+  const n = library.length;
+  const anchor = topByQuality(quality, n, 1, new Set())[0];
+  const codes = library.map((e) => encodeToolSequence(e.toolSequence));
+  const rest = [...Array(n).keys()]
+    .filter((i) => i !== anchor)
+    .map((i) => ({ i, s: levenshteinSimilarity(codes[anchor], codes[i]) }))
+    .sort((a, b) => a.s - b.s || quality[b.i] - quality[a.i] || a.i - b.i);
+  return [anchor, ...rest.slice(0, k - 1).map((r) => r.i)];
 };
 
 /** The k best items by quality (ties → lower index), skipping `taken`; a linear scan per slot, as k is small. */
@@ -103,7 +134,11 @@ export interface SelectExamplesInput<T extends SelectableExample> {
   alpha?: number;
   /** How many nearest examples the vector index returns as DPP candidates (Vectorize allows ≤ 20). Default 20. */
   candidates?: number;
+  /** `paper`: quality is the cosine itself (floored to stay positive) and diversity-only follows the paper. */
+  recipe?: 'paper' | 'ours';
 }
+
+const PAPER_QUALITY_FLOOR = 1e-3;
 
 /**
  * Selects k examples for a question.
@@ -115,7 +150,7 @@ export const selectExamples = async <T extends SelectableExample>(input: SelectE
   const mode = input.mode ?? 'dpp';
   const k = input.k ?? 3;
   if (mode === 'zero-shot' || k <= 0 || library.length === 0) return [];
-  if (mode === 'random' || mode === 'diversity') {
+  if (mode === 'random') {
     const picks = selectIndicesWithQuality({ library, quality: new Float64Array(library.length).fill(1), k, mode, seed: input.seed });
     return picks.map((i) => library[i]);
   }
@@ -131,9 +166,11 @@ export const selectExamples = async <T extends SelectableExample>(input: SelectE
     if (c !== undefined) pool.push(i);
   });
   const poolLibrary = pool.map((i) => library[i]);
-  const quality = Float64Array.from(pool, (i) => Math.exp(alpha * (cosines[i] as number)));
+  const quality = Float64Array.from(pool, (i) =>
+    input.recipe === 'paper' ? Math.max(PAPER_QUALITY_FLOOR, cosines[i] as number) : Math.exp(alpha * (cosines[i] as number)),
+  );
   const kernel = pool.length === library.length ? sequenceKernelFor(library) : undefined;
-  const picks = selectIndicesWithQuality({ library: poolLibrary, quality, k, mode, kernel });
+  const picks = selectIndicesWithQuality({ library: poolLibrary, quality, k, mode, kernel, recipe: input.recipe });
   return picks.map((p) => library[pool[p]]);
 };
 

@@ -1,9 +1,16 @@
 import type { Config } from '../config';
 import type { Strategy, Variant } from '../engine/types';
-import { lateFusionRandomStrategy, lateFusionStrategy } from './baselines/late-fusion';
+import { lateFusionPipelineStrategy, lateFusionRandomStrategy } from './baselines/late-fusion';
 import { parametricStrategy } from './baselines/parametric';
 import { staticPipelineStrategy } from './baselines/static-pipeline';
-import { agentStrategy, randomFewshotStrategy, zeroShotStrategy } from './hqa';
+import {
+  agentStrategy,
+  lateFusionStrategy,
+  randomFewshotStrategy,
+  structuredOnlyStrategy,
+  unstructuredOnlyStrategy,
+  zeroShotStrategy,
+} from './hqa';
 import { programStrategy } from './program';
 import { ragStrategy } from './rag';
 import { tickTool, toolLoopStrategy } from './testing/tool-loop';
@@ -19,7 +26,10 @@ const strategies: Strategy<any>[] = [
   randomFewshotStrategy,
   staticPipelineStrategy,
   lateFusionStrategy,
+  lateFusionPipelineStrategy,
   lateFusionRandomStrategy,
+  structuredOnlyStrategy,
+  unstructuredOnlyStrategy,
 ];
 
 const testStrategies: Strategy<any>[] = [toolLoopStrategy];

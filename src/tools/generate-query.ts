@@ -39,8 +39,10 @@ export const describeEntities = async (evidence: Evidence, ids: string[]): Promi
 
 /** Pulls the query out of a reply that may wrap it in a code fence or lead with "SPARQL:". */
 export const extractQuery = (reply: string): string => {
-  const fence = /```[a-zA-Z]*\s*\n?([\s\S]*?)```/.exec(reply);
-  const body = fence ? fence[1] : reply;
+  const fence = /```(?:[a-zA-Z-]*[ \t]*\n|[ \t]*)([\s\S]*?)```/.exec(reply);
+  // A fence that is opened but never closed (the reply was cut, or the closing line was dropped) still wraps the query.
+  const open = fence ? undefined : /^\s*```(?:[a-zA-Z-]*[ \t]*\n|[ \t]*)([\s\S]*)$/.exec(reply);
+  const body = fence ? fence[1] : open ? open[1] : reply;
   return body.replace(/^\s*(sparql|query)\s*:\s*/i, '').trim();
 };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventInput } from '../../src/engine/types';
 import { scriptedLLM } from '../../src/llm/scripted';
-import { lateFusionRandomStrategy, lateFusionStrategy } from '../../src/strategies/baselines/late-fusion';
+import { lateFusionPipelineStrategy, lateFusionRandomStrategy } from '../../src/strategies/baselines/late-fusion';
 import { staticPipelineStrategy } from '../../src/strategies/baselines/static-pipeline';
 import { randomFewshotStrategy, zeroShotStrategy } from '../../src/strategies/hqa';
 import { hqaTools } from '../../src/tools';
@@ -49,8 +49,8 @@ describe('baselines', () => {
     generateQuery: [QUERY],
   });
 
-  it('late-fusion runs the text and graph pipelines separately, then one merge call', async () => {
-    const { events, llm } = await drive(lateFusionStrategy, { ...fusionScript(), final: ['George Orwell'] });
+  it('late-fusion-pipeline runs the text and graph pipelines separately, then one merge call', async () => {
+    const { events, llm } = await drive(lateFusionPipelineStrategy, { ...fusionScript(), final: ['George Orwell'] });
     expect(ofType(events, 'action').map((a) => a.tool)).toEqual(['wikisearch', 'read', 'wikisearch', 'getWikidataID', 'generateQuery', 'runQuery']);
     expect(ofType(events, 'answer')[0]).toMatchObject({
       answer: 'George Orwell',

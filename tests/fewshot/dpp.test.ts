@@ -42,11 +42,22 @@ describe('few-shot selection on a hand-built library', () => {
     expect(pick('dpp')).toEqual(['e0', 'e2', 'e4']);
   });
 
-  it('diversity alone ignores relevance', () => {
-    // Quality 1 everywhere. Pick 1: all gains 1, tie → lowest index            → e0
-    // Pick 2: 1 − S(A,i)²: e2 = 1, e3 = 8/9, e4 = 1, e1 = e5 = 0; tie e2/e4 → e2
+  it('diversity starts from the most relevant example, then maximises tool-sequence diversity', () => {
+    // Pick 1: the most relevant                                                 → e0 (A)
+    // Pick 2: 1 − S(A,i)²: e2 = 1, e3 = 8/9, e4 = 1, e1 = e5 = 0; tie e2/e4, broken by relevance → e2
     // Pick 3: 1 − S(A,i)² − S(B,i)²: e3 = 1 − 1/9 − 4/9 = .4444 > e4 = 1 − 0 − 9/16 = .4375 → e3
     expect(pick('diversity')).toEqual(['e0', 'e2', 'e3']);
+  });
+
+  it('diversity depends on the question: another most-relevant example changes the whole pick', () => {
+    const closeToC = [0.1, 0.2, 0.3, 0.9, 0.4, 0.5];
+    const ours = selectIndicesWithQuality({ library, quality: closeToC, k: 3, mode: 'diversity' }).map((i) => library[i].id);
+    // Pick 1: e3 (C). Pick 2: 1 − S(C,i)²: A items 8/9, D 3/4, B 5/9; among the A items the most relevant → e5.
+    expect(ours.slice(0, 2)).toEqual(['e3', 'e5']);
+    expect(ours).not.toEqual(pick('diversity'));
+    // The paper: the anchor, then the k − 1 sequences least like it (S(C,A) = 1/3 < S(C,D) = 1/2 < S(C,B) = 2/3).
+    const paper = selectIndicesWithQuality({ library, quality: closeToC, k: 3, mode: 'diversity', recipe: 'paper' }).map((i) => library[i].id);
+    expect(paper).toEqual(['e3', 'e5', 'e1']);
   });
 
   it('zero-shot selects nothing; random is reproducible per seed', () => {

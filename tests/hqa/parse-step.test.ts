@@ -44,6 +44,13 @@ describe('parseTurn reads what models emit', () => {
     expect(parseTurn(reply)).toMatchObject({ tool: 'runQuery', input: 'SELECT ?p WHERE {\n  wd:Q187364 wdt:P19 ?p .\n}' });
   });
 
+  it('drops a fence opened on the "Action Input:" line, so the query reaches runQuery clean', () => {
+    const reply = 'Thought: query it\nAction: runQuery\nAction Input: ```sparql\nSELECT ?p WHERE { wd:Q187364 wdt:P19 ?p . }\n```';
+    expect(parseTurn(reply)).toMatchObject({ tool: 'runQuery', input: 'SELECT ?p WHERE { wd:Q187364 wdt:P19 ?p . }' });
+    const oneLine = 'Thought: q\nAction: runQuery\nAction Input: ```SELECT ?p WHERE { wd:Q42 wdt:P19 ?p . }```';
+    expect(parseTurn(oneLine)).toMatchObject({ input: 'SELECT ?p WHERE { wd:Q42 wdt:P19 ?p . }' });
+  });
+
   it('reads a final answer, with any label case', () => {
     expect(parseTurn('Thought: Both sources say Chicago.\nfinal answer: Chicago')).toEqual({
       kind: 'final',

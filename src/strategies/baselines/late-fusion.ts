@@ -20,9 +20,10 @@ export const lateFusionStages: Stage[] = [
 /** Each pipeline's answer, without the agent or the model's own knowledge. */
 const pipelineAnswers = (turns: readonly PipelineTurn[], question: string) => collectAnswers(turns, question);
 
-export const lateFusionStrategy = createPipelineStrategy({
-  mode: 'late-fusion',
-  description: 'Baseline: separate text and graph pipelines, whose answers one model call merges.',
+/** The fixed-pipeline form of late fusion (no agent); the paper's LLM late fusion is the `late-fusion` mode in hqa/. */
+export const lateFusionPipelineStrategy = createPipelineStrategy({
+  mode: 'late-fusion-pipeline',
+  description: 'Baseline: separate fixed text and graph pipelines (no agent), whose answers one model call merges.',
   stages: lateFusionStages,
   finish: (ctx, turns) => {
     const o = ctx.request.options ?? {};

@@ -1,4 +1,7 @@
+import { oneLine } from '../../engine/prompt-data';
+import { recipeOf } from '../../engine/recipe';
 import type { Strategy } from '../../engine/types';
+import paperPrompt from './prompts/parametric-paper.txt';
 import prompt from './prompts/parametric.txt';
 
 interface ParametricState {
@@ -13,10 +16,14 @@ export const parametricStrategy: Strategy<ParametricState> = {
   async step(state, ctx) {
     const result = await ctx.llm.chat({
       purpose: 'parametric',
-      messages: [
-        { role: 'system', content: prompt.trim() },
-        { role: 'user', content: `Question: ${ctx.request.question}` },
-      ],
+      // The paper's closed-book prompt asks for the answer and nothing else; ours lets the model say it does not know.
+      messages:
+        recipeOf(ctx.request.options) === 'paper'
+          ? [{ role: 'user', content: `${paperPrompt.trim()}\nQuestion: ${oneLine(ctx.request.question)}\nAnswer:` }]
+          : [
+              { role: 'system', content: prompt.trim() },
+              { role: 'user', content: `Question: ${ctx.request.question}` },
+            ],
       maxTokens: 256,
       temperature: 0,
     });

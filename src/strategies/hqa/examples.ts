@@ -1,13 +1,46 @@
+import type { Recipe } from '../../engine/recipe';
 import type { RunContext } from '../../engine/types';
-import { loadLibrary, renderProcess, selectExamples, SELECTION_MODES, type SelectionMode, type SolutionProcess } from '../../fewshot';
+import {
+  bundledLibraryNames,
+  loadLibrary,
+  renderProcess,
+  selectExamples,
+  SELECTION_MODES,
+  type SelectionMode,
+  type SolutionProcess,
+} from '../../fewshot';
 
-/** Where solution processes come from; tests pass their own small libraries. */
-export type LibraryLoader = (variant: string) => readonly SolutionProcess[];
+/** Where solution processes come from, by library name; tests pass their own small libraries. */
+export type LibraryLoader = (name: string) => readonly SolutionProcess[];
 
 const AGENT_LIBRARIES = ['mintaka', 'qald9plus', 'compmix'];
 
-/** The variant's own library; variants without one (hybridqa, crag) borrow mintaka's. */
-export const defaultLibrary: LibraryLoader = (variant) => loadLibrary(AGENT_LIBRARIES.includes(variant) ? variant : 'mintaka');
+/** A bundled library by name (a benchmark's own or an imported one); an unknown name is a clear error. */
+export const defaultLibrary: LibraryLoader = (name) => {
+  if (!bundledLibraryNames().includes(name)) {
+    throw new Error(`There is no few-shot library "${name.slice(0, 64)}" in this build; bundled: ${bundledLibraryNames().join(', ')}.`);
+  }
+  return loadLibrary(name);
+};
+
+const LIBRARY_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/**
+ * The library a run selects from: `options.library`, else the `FEWSHOT_LIBRARY` var, else the variant's own
+ * (variants without one, hybridqa and crag, borrow mintaka's).
+ */
+export const libraryNameFor = (ctx: RunContext): string => {
+  const asked = ctx.request.options?.library;
+  if (asked !== undefined) {
+    if (typeof asked !== 'string' || !LIBRARY_NAME.test(asked)) {
+      throw new Error('options.library must name a few-shot library folder (lowercase letters, digits, - and _), e.g. "hqa-mintaka".');
+    }
+    return asked;
+  }
+  if (ctx.config.FEWSHOT_LIBRARY) return ctx.config.FEWSHOT_LIBRARY;
+  const variant = ctx.request.variant;
+  return AGENT_LIBRARIES.includes(variant) ? variant : 'mintaka';
+};
 
 export interface Selection {
   /** The mode that actually picked (a fallback is recorded, not hidden). */
@@ -19,32 +52,32 @@ export interface Selection {
 export const readSelectionMode = (value: unknown): SelectionMode =>
   SELECTION_MODES.includes(value as SelectionMode) ? (value as SelectionMode) : 'dpp';
 
+const noEmbedder = { name: 'unused', dims: 0, embed: async () => [] };
+
 /**
  * Picks k solution processes for the question. If the vector index fails, relevance is computed in memory;
  * if the embedder fails too, a seeded random draw keeps the run going (the returned mode says so).
  */
 export const chooseExamples = async (
   ctx: RunContext,
-  input: { question: string; mode: SelectionMode; k: number; seed: number; library: readonly SolutionProcess[] },
+  input: { question: string; mode: SelectionMode; k: number; seed: number; library: readonly SolutionProcess[]; recipe?: Recipe },
 ): Promise<Selection> => {
   const done = (mode: SelectionMode, picked: readonly SolutionProcess[]): Selection => ({
     mode,
     ids: picked.map((p) => p.id),
     texts: picked.map(renderProcess),
   });
-  const base = { question: input.question, library: input.library, k: input.k, mode: input.mode, seed: input.seed };
+  const base = { question: input.question, library: input.library, k: input.k, mode: input.mode, seed: input.seed, recipe: input.recipe };
   if (input.mode === 'zero-shot' || input.k === 0 || input.library.length === 0) return done(input.mode, []);
-  if (input.mode === 'random' || input.mode === 'diversity') {
-    // No embedding is needed, so no service is created.
-    return done(input.mode, await selectExamples({ ...base, embedder: { name: 'unused', dims: 0, embed: async () => [] } }));
-  }
+  // No embedding is needed, so no service is created.
+  if (input.mode === 'random') return done(input.mode, await selectExamples({ ...base, embedder: noEmbedder }));
   try {
     return done(input.mode, await selectExamples({ ...base, embedder: ctx.embedder(), vectors: ctx.vectors() }));
   } catch {
     try {
       return done(input.mode, await selectExamples({ ...base, embedder: ctx.embedder() }));
     } catch {
-      return done('random', await selectExamples({ ...base, mode: 'random', embedder: { name: 'unused', dims: 0, embed: async () => [] } }));
+      return done('random', await selectExamples({ ...base, mode: 'random', embedder: noEmbedder }));
     }
   }
 };

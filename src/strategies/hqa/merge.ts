@@ -1,12 +1,14 @@
-import { DATA_FENCE_RULE, fence } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import type { AnswerData, RunContext, Source } from '../../engine/types';
 import type { ChatMessage } from '../../llm/types';
 import { agreementOf, isLowConfidence } from './agreement';
 import { isNonAnswer } from './normalise';
 import { renderTrajectory } from './prompt';
 import finalLong from './prompts/final-long.txt';
+import finalPaper from './prompts/final-paper.txt';
 import finalShort from './prompts/final-short.txt';
-import { agentAnswer, sourcesOf, wikidataAnswer, wikipediaAnswer, type Turn } from './trace';
+import type { Recipe } from '../../engine/recipe';
+import { agentAnswer, declaredAnswers, sourcesOf, wikidataAnswer, wikipediaAnswer, type Turn } from './trace';
 
 export type AnswerStyle = 'short' | 'long';
 export const I_DONT_KNOW = "I don't know";
@@ -21,15 +23,22 @@ const SOURCE_NAMES: Record<string, string> = {
   parametric: 'Model knowledge',
 };
 
-/** Each source's answer from a trace, dropping empty ones. `extra` adds answers not in the trace (parametric). */
+/**
+ * Each source's answer, dropping empty ones. What the agent declared in its final turn comes first; the trace is
+ * read only for a source it did not declare (and not at all when `inferFromTrace` is false: the paper recipe).
+ * `extra` adds answers not in the trace (parametric).
+ */
 export const collectAnswers = (
   turns: readonly Turn[],
   question: string,
   extra: Record<string, string | undefined> = {},
+  opts: { inferFromTrace?: boolean } = {},
 ): Record<string, string> => {
+  const declared = declaredAnswers(turns) ?? {};
+  const infer = opts.inferFromTrace ?? true;
   const all: Record<string, string | undefined> = {
-    wikipedia: wikipediaAnswer(turns, question),
-    wikidata: wikidataAnswer(turns),
+    wikipedia: 'wikipedia' in declared ? declared.wikipedia : infer ? wikipediaAnswer(turns, question) : undefined,
+    wikidata: 'wikidata' in declared ? declared.wikidata : infer ? wikidataAnswer(turns) : undefined,
     agent: agentAnswer(turns),
     ...extra,
   };
@@ -78,6 +87,27 @@ export const mergeMessages = (input: {
   ];
 };
 
+const orNone = (v: string | undefined) => (v && v.trim() ? v : 'None');
+
+/**
+ * The paper's merge step: the Wikipedia, Wikidata and own-knowledge answers plus the agent's "Assistant Response"
+ * paragraph as context; own knowledge counts only when neither source answered. It does not see the trajectory.
+ */
+export const paperMergeMessages = (input: { question: string; answers: Record<string, string>; context?: string }): ChatMessage[] => [
+  { role: 'system', content: `${finalPaper.trim()}\n\n${DATA_FENCE_RULE}` },
+  {
+    role: 'user',
+    content: [
+      `Question: ${oneLine(input.question)}`,
+      `Wikipedia Answer: ${orNone(input.answers.wikipedia)}`,
+      `Wikidata Answer: ${orNone(input.answers.wikidata)}`,
+      `Internal Knowledge: ${orNone(input.answers.parametric)}`,
+      `Context:\n${fence('EVIDENCE', input.context?.trim() || 'None')}`,
+      'Answer:',
+    ].join('\n'),
+  },
+];
+
 const stripLabel = (text: string) => text.trim().replace(/^(\*\*)?(final answer|answer)\s*:\s*(\*\*)?\s*/i, '').trim();
 
 /**
@@ -87,7 +117,17 @@ const stripLabel = (text: string) => text.trim().replace(/^(\*\*)?(final answer|
  */
 export const mergeFinalAnswer = async (
   ctx: RunContext,
-  input: { question: string; turns: readonly Turn[]; answers: Record<string, string>; style: AnswerStyle; abstain: boolean },
+  input: {
+    question: string;
+    turns: readonly Turn[];
+    answers: Record<string, string>;
+    style: AnswerStyle;
+    abstain: boolean;
+    /** `paper`: the published merge prompt (short answers); long answers keep ours, the paper has no such step. */
+    recipe?: Recipe;
+    /** The agent's "Assistant Response", which the paper's merge reads as context. */
+    context?: string;
+  },
 ): Promise<AnswerData> => {
   const { answers, turns, style } = input;
   const confidence = agreementOf(answers);
@@ -95,7 +135,10 @@ export const mergeFinalAnswer = async (
   if (input.abstain && isLowConfidence(confidence)) return { answer: I_DONT_KNOW, answers, sources, confidence };
   const reply = await ctx.llm.chat({
     purpose: 'final',
-    messages: mergeMessages({ question: input.question, answers, confidence, turns, style }),
+    messages:
+      input.recipe === 'paper' && style === 'short'
+        ? paperMergeMessages({ question: input.question, answers, context: input.context })
+        : mergeMessages({ question: input.question, answers, confidence, turns, style }),
     maxTokens: style === 'long' ? 400 : 120,
     temperature: 0,
   });

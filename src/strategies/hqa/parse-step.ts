@@ -10,8 +10,18 @@
  */
 export type ParsedTurn =
   | { kind: 'action'; thought: string; tool: string; input: string }
-  | { kind: 'final'; thought: string; answer: string }
+  | ({ kind: 'final'; thought: string; answer: string } & Declarations)
   | { kind: 'invalid'; thought: string; reason: string };
+
+/**
+ * What the agent says each source answered, in its final turn: `Wikipedia Answer: …` / `Wikidata Answer: …` lines,
+ * or the paper's one-line `Wikipedia_Answer: …, Wikidata_Answer: […]`, and the paper's `Assistant Response: …`.
+ * A source declared as "None" is present with an empty value: the agent said that source gave nothing.
+ */
+export interface Declarations {
+  declared?: { wikipedia?: string; wikidata?: string };
+  response?: string;
+}
 
 type Label = 'thought' | 'action' | 'action input' | 'final answer' | 'observation';
 
@@ -59,8 +69,48 @@ const splitInlineAction = (value: string): { tool: string; rest: string } => {
   return { tool: m[1], rest: m[2].trim() };
 };
 
-/** Removes quotes or backticks around a whole input; tools do finer unwrapping. */
-const trimInput = (text: string) => text.trim().replace(/^`([^`]*)`$/s, '$1').trim();
+/**
+ * Removes quotes, backticks or a code fence around a whole input; tools do finer unwrapping.
+ * `Action Input: ```sparql` opens a fence on the label's own line, so `clean` (which drops whole fence lines)
+ * removes only the closing fence; the opener is taken off here, or the query reaches runQuery with a stray "```sparql".
+ */
+const trimInput = (text: string) =>
+  text
+    .trim()
+    .replace(/^```(?:[\w-]*[ \t]*\n|[ \t]*)/, '')
+    .replace(/\n?[ \t]*```$/, '')
+    .trim()
+    .replace(/^`([^`]*)`$/s, '$1')
+    .trim();
+
+const DECLARATION_RE = /(?:^|[\s,;(])\**(wikipedia|wikidata)[ _]?answer\**\s*:\s*/gi;
+const RESPONSE_RE = /(?:^|\n)\s*\**assistant[ _]?response\**\s*:\s*/i;
+
+/** `[Christian Lindner]` → `Christian Lindner`, `'x'` → `x`, `None` → ``; a trailing comma goes. */
+const declaredValue = (raw: string): string => {
+  const v = raw.trim().replace(/,\s*$/, '').trim().replace(/^\[(.*)\]$/s, '$1').trim().replace(/^(['"])(.*)\1$/s, '$2').trim();
+  return /^(none|null|n\/a|-)?\.?$/i.test(v) ? '' : v;
+};
+
+/** Splits the declarations and the response off a text; `rest` is what remains (the plain final answer, if any). */
+export const readDeclarations = (text: string): Declarations & { rest: string } => {
+  const responseAt = RESPONSE_RE.exec(text);
+  const response = responseAt ? text.slice(responseAt.index + responseAt[0].length).trim() : undefined;
+  const head = responseAt ? text.slice(0, responseAt.index) : text;
+  const marks = [...head.matchAll(DECLARATION_RE)];
+  if (!marks.length) return { rest: head.trim(), ...(response ? { response } : {}) };
+  const declared: { wikipedia?: string; wikidata?: string } = {};
+  marks.forEach((m, i) => {
+    const start = m.index! + m[0].length;
+    const end = i + 1 < marks.length ? marks[i + 1].index! : head.length;
+    // A declaration ends at the next declaration or at the end of its line.
+    const value = head.slice(start, end).split('\n')[0];
+    const source = m[1].toLowerCase() as 'wikipedia' | 'wikidata';
+    if (!(source in declared)) declared[source] = declaredValue(value);
+  });
+  const lines = head.slice(0, marks[0].index).trim();
+  return { rest: lines, declared, ...(response ? { response } : {}) };
+};
 
 export const parseTurn = (reply: string): ParsedTurn => {
   const fields = splitFields(reply);
@@ -82,8 +132,15 @@ export const parseTurn = (reply: string): ParsedTurn => {
     .trim() || thoughts.join('\n').trim();
 
   if (finalAt >= 0 && (actionAt < 0 || finalAt < actionAt)) {
-    const answer = live[finalAt].value.trim();
-    if (answer) return { kind: 'final', thought, answer };
+    // Declarations may sit on the final answer's line, on lines below it, or just above it.
+    const above = live.slice(0, finalAt).map((f) => f.value).join('\n');
+    const own = readDeclarations(live[finalAt].value);
+    const before = readDeclarations(above);
+    const declared = own.declared || before.declared ? { ...before.declared, ...own.declared } : undefined;
+    const response = own.response ?? before.response;
+    const answer = own.rest.trim();
+    const extra = { ...(declared ? { declared } : {}), ...(response ? { response } : {}) };
+    if (answer || declared) return { kind: 'final', thought: declared && before.declared ? before.rest : thought, answer, ...extra };
     return { kind: 'invalid', thought, reason: 'The "Final Answer:" line was empty.' };
   }
   if (actionAt >= 0) {
@@ -95,6 +152,11 @@ export const parseTurn = (reply: string): ParsedTurn => {
     const belowAction = action.value.split('\n').slice(1).join('\n').trim();
     const input = trimInput(inputField?.value || rest || belowAction);
     return { kind: 'action', thought, tool, input };
+  }
+  // The paper's agent also finishes when it declares both sources without a "Final Answer:" label.
+  const bare = readDeclarations(live.map((f) => f.value).join('\n'));
+  if (bare.declared && 'wikipedia' in bare.declared && 'wikidata' in bare.declared) {
+    return { kind: 'final', thought: bare.rest, answer: '', declared: bare.declared, ...(bare.response ? { response: bare.response } : {}) };
   }
   if (!thought) return { kind: 'invalid', thought, reason: 'The reply was empty.' };
   return { kind: 'invalid', thought, reason: 'The reply had neither an "Action:" nor a "Final Answer:".' };

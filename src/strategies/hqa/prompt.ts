@@ -1,8 +1,13 @@
-import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import type { ChatMessage } from '../../llm/types';
 import type { Tool } from '../../tools/types';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
+import type { Recipe } from '../../engine/recipe';
 import agentPrompt from './prompts/agent.txt';
+import agentPaperGraph from './prompts/agent-paper-graph.txt';
+import agentPaperText from './prompts/agent-paper-text.txt';
+import agentPaper from './prompts/agent-paper.txt';
 import extractPrompt from './prompts/extract.txt';
+import { DECLARATION_LINES, SCOPE_TEXT, sourcesOfScope, type Scope } from './scope';
 import type { Turn } from './trace';
 
 /** Characters of trajectory the agent prompt keeps before it shortens old observations (~6k tokens). */
@@ -12,9 +17,27 @@ const OLD_OBSERVATION_CHARS = 500;
 
 export const toolList = (tools: readonly Tool[]): string => tools.map((t) => `- ${t.name}: ${t.description}`).join('\n');
 
-/** The system prompt: task, tools, format, and the rule that observations are data. */
-export const agentSystemPrompt = (tools: readonly Tool[]): string =>
-  `${agentPrompt.trim().replace('{{tools}}', toolList(tools))}\n\n${DATA_FENCE_RULE}`;
+const PAPER_PROMPTS: Record<Scope, string> = { hybrid: agentPaper, text: agentPaperText, graph: agentPaperGraph };
+
+/**
+ * The system prompt: task, tools, format (with the per-source declarations of the final turn), and for our
+ * recipe the rule that observations are data. The paper recipe uses its own wording per scope.
+ */
+export const agentSystemPrompt = (tools: readonly Tool[], recipe: Recipe = 'ours', scope: Scope = 'hybrid'): string => {
+  // The data-fence rule is kept under both recipes: it is a defence against injected text, not a change of method.
+  if (recipe === 'paper') {
+    const paper = PAPER_PROMPTS[scope].trim().replace('{{tools}}', toolList(tools)).replace('{{toolNames}}', tools.map((t) => t.name).join(', '));
+    return `${paper}\n\n${DATA_FENCE_RULE}`;
+  }
+  const text = SCOPE_TEXT[scope];
+  const declare = sourcesOfScope(scope).map((s) => `${DECLARATION_LINES[s]}\n`).join('');
+  return agentPrompt
+    .trim()
+    .replace('{{scope}}', text.scope)
+    .replace('{{tools}}', toolList(tools))
+    .replace('{{declare}}\n', declare)
+    .replace('{{guidance}}', text.guidance.map((g) => `- ${g}\n`).join('')) + `\n\n${DATA_FENCE_RULE}`;
+};
 
 const renderTurn = (t: Turn, observation = t.observation): string => {
   const lines: string[] = [];
@@ -50,15 +73,22 @@ export const agentMessages = (input: {
   question: string;
   turns: readonly Turn[];
   budget?: number;
+  recipe?: Recipe;
+  scope?: Scope;
 }): ChatMessage[] => {
-  const shots = input.examples.length
-    ? `Worked examples of the format:\n\n${input.examples.map((e) => e.trim()).join('\n\n---\n\n')}\n\n---\n\nNow the real question.\n`
-    : '';
+  const recipe = input.recipe ?? 'ours';
+  const examples = input.examples.map((e) => e.trim());
+  // The paper numbers its three examples; ours separates them and says where the real question starts.
+  const shots = !examples.length
+    ? ''
+    : recipe === 'paper'
+      ? `Here are examples of how to use the tools:\n\n${examples.map((e, i) => `Example ${i + 1}:\n${e}`).join('\n\n')}\n\n`
+      : `Worked examples of the format:\n\n${examples.join('\n\n---\n\n')}\n\n---\n\nNow the real question.\n`;
   const trajectory = renderTrajectory(input.turns, input.budget);
   // The question stays on its one protocol line: line breaks in it could otherwise start a turn of their own.
   const user = `${shots}Question: ${oneLine(input.question)}\n${trajectory ? `${trajectory}\n` : ''}Thought:`;
   return [
-    { role: 'system', content: agentSystemPrompt(input.tools) },
+    { role: 'system', content: agentSystemPrompt(input.tools, recipe, input.scope) },
     { role: 'user', content: user },
   ];
 };

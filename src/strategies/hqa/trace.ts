@@ -13,7 +13,15 @@ export interface Turn {
   error?: boolean;
   /** The agent's final answer, on the last turn. */
   final?: string;
+  /** Per-source answers the agent declared in its final turn ('' = it declared that source gave none). */
+  declared?: { wikipedia?: string; wikidata?: string };
+  /** The paper's "Assistant Response:" paragraph, the context its merge step reads. */
+  response?: string;
 }
+
+/** The declarations of the last final turn, if the agent made any. */
+export const declaredAnswers = (turns: readonly Turn[]): { wikipedia?: string; wikidata?: string } | undefined =>
+  [...turns].reverse().find((t) => t.final !== undefined || t.declared)?.declared;
 
 const SOURCE_SUFFIX = /\s*\(source: (.+), (https?:\/\/\S+)\)\s*$/;
 const ENTITY_CELL = /^([QP]\d+) \((.+)\)$/;

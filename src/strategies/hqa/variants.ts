@@ -18,3 +18,17 @@ export const randomFewshotStrategy = createAgentStrategy({
   description: 'HQA agent with seeded random few-shot examples instead of DPP selection.',
   selection: 'random',
 });
+
+/** The agent with Wikidata tools only (getWikidataID, generateQuery, runQuery, getLabel): the paper's structured-only. */
+export const structuredOnlyStrategy = createAgentStrategy({
+  mode: 'structured-only',
+  description: 'HQA agent restricted to the Wikidata (graph) tools; answers from its own trajectory, no merge.',
+  scope: 'graph',
+});
+
+/** The agent with Wikipedia tools only (wikisearch, read): the paper's unstructured-only. */
+export const unstructuredOnlyStrategy = createAgentStrategy({
+  mode: 'unstructured-only',
+  description: 'HQA agent restricted to the Wikipedia (text) tools; answers from its own trajectory, no merge.',
+  scope: 'text',
+});

@@ -1,0 +1,87 @@
+import type { AnswerData, EventInput, Strategy } from '../../engine/types';
+import { agentAnswers, agentResponse, startAgentLoop, stepAgentLoop, type AgentState } from './agent';
+import { agreementOf } from './agreement';
+import { answerEntities, entitiesFromTrace } from './answer-entities';
+import type { LibraryLoader } from './examples';
+import { answerSources, bestAvailable, mergeFinalAnswer, readStyle } from './merge';
+import { toolsInScope } from './scope';
+
+/**
+ * LLM late fusion (the paper's baseline): two tool-restricted agents that never see each other — one with the
+ * Wikipedia tools, one with the Wikidata tools — run one after the other, and one merge call combines their answers
+ * with the model's closed-book answer. Each agent is the HQA loop with its library cut to its own tools.
+ */
+export interface LateFusionState {
+  stage: 'text' | 'graph' | 'merge';
+  text: AgentState;
+  graph?: AgentState;
+}
+
+const combined = (state: LateFusionState): Record<string, string> => {
+  const text = agentAnswers(state.text);
+  const graph = state.graph ? agentAnswers(state.graph) : {};
+  // A restricted agent's own final answer stands for its source when it declared nothing and the trace says nothing.
+  const wikipedia = text.wikipedia ?? (state.text.recipe !== 'paper' ? text.agent : undefined);
+  const wikidata = graph.wikidata ?? (state.graph && state.graph.recipe !== 'paper' ? graph.agent : undefined);
+  const all = { wikipedia, wikidata, parametric: state.text.parametric?.answer };
+  return Object.fromEntries(Object.entries(all).filter(([, v]) => v && v.trim())) as Record<string, string>;
+};
+
+const turnsOf = (state: LateFusionState) => [...state.text.turns, ...(state.graph?.turns ?? [])];
+
+const starting = (scope: 'text' | 'graph', tools: string[]): EventInput => ({
+  type: 'thought',
+  data: { text: `${scope === 'text' ? 'Wikipedia' : 'Wikidata'}-only agent starts (tools: ${tools.join(', ')}).` },
+});
+
+export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {}): Strategy<LateFusionState> => ({
+  mode: 'late-fusion',
+  description: 'Baseline (LLM late fusion): a Wikipedia-only agent and a Wikidata-only agent, merged with the closed-book answer.',
+
+  async start(ctx) {
+    // The paper's late-fusion agents draw their three examples at random (static prompts); ours keep options.fewshot.
+    const selection = ctx.request.options?.recipe === 'paper' ? 'random' : undefined;
+    return { stage: 'text', text: await startAgentLoop(ctx, { scope: 'text', withParametric: true, selection, library: opts.library }) };
+  },
+
+  async step(state, ctx) {
+    const announce = (scope: 'text' | 'graph') => starting(scope, toolsInScope(scope, ctx.tools.list()).map((t) => t.name));
+    if (state.stage === 'text') {
+      const first = state.text.iterations === 0 && state.text.phase === 'think' ? [announce('text')] : [];
+      const out = await stepAgentLoop(state.text, ctx);
+      const done = out.state.phase === 'final';
+      return { state: { ...state, text: out.state, stage: done ? 'graph' : 'text' }, events: [...first, ...out.events] };
+    }
+    if (state.stage === 'graph') {
+      if (!state.graph) {
+        const selection = state.text.recipe === 'paper' ? 'random' : undefined;
+        const graph = await startAgentLoop(ctx, { scope: 'graph', withParametric: false, selection, library: opts.library });
+        return { state: { ...state, graph }, events: [announce('graph')] };
+      }
+      const out = await stepAgentLoop(state.graph, ctx);
+      return { state: { ...state, graph: out.state, stage: out.state.phase === 'final' ? 'merge' : 'graph' }, events: out.events };
+    }
+    const o = ctx.request.options ?? {};
+    const responses = [agentResponse(state.text), state.graph && agentResponse(state.graph)].filter(Boolean).join('\n\n');
+    const answer = await mergeFinalAnswer(ctx, {
+      question: ctx.request.question,
+      turns: turnsOf(state),
+      answers: combined(state),
+      style: readStyle(o),
+      abstain: o.abstain === true,
+      recipe: state.text.recipe,
+      context: responses || undefined,
+    });
+    const entities = await answerEntities(ctx, turnsOf(state), answer.answer);
+    return { state, done: true, events: [{ type: 'answer', data: { ...answer, entities } }] };
+  },
+
+  partial(state): AnswerData {
+    const answers = combined(state);
+    const answer = bestAvailable(answers);
+    const { entities } = entitiesFromTrace(turnsOf(state), answer);
+    return { answer, answers, sources: answerSources(turnsOf(state), answers, 'model'), confidence: agreementOf(answers), entities };
+  },
+});
+
+export const lateFusionStrategy = createLateFusionStrategy();
