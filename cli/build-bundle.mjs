@@ -37,3 +37,7 @@ if (previous !== body) writeFileSync(target, body);
 if (!process.argv.includes('--quiet')) {
   console.log(`bundle: ${bundle.graph.length} graph files, ${bundle.pages.length} pages, ${bundle.fewshot.length} few-shot processes`);
 }
+
+// The metered SPARQL engine the static store runs (rebuilt only when oxigraph or the recipe changes).
+const { buildOxigraph } = await import('./build-oxigraph.mjs');
+await buildOxigraph({ quiet: process.argv.includes('--quiet') });

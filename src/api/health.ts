@@ -1,18 +1,32 @@
 import { Hono } from 'hono';
 import { loadConfig } from '../config';
 import { VARIANTS } from '../engine/types';
+import { createEvidence } from '../evidence';
+import type { EvidenceHealth } from '../evidence/types';
 import { createLLM } from '../llm';
 import { availableModes } from '../strategies';
 
-export const healthRoutes = new Hono<{ Bindings: Env }>().get('/healthz', (c) => {
+/**
+ * `200 {ok, llm, evidence, variants, ...}` (the fixed contract keeps status 200; monitors read `ok`). `ok` is false
+ * when the evidence store did not answer a trivial query just now, with the reason in `evidence.message`. A missing
+ * model does not make the service unhealthy: the tools and the workbench work without one, and `llm.ready` says so.
+ */
+export const healthRoutes = new Hono<{ Bindings: Env }>().get('/healthz', async (c) => {
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
   const llm = createLLM(config, { AI: (c.env as { AI?: Ai }).AI });
+  let evidence: EvidenceHealth;
+  try {
+    const probe = createEvidence(config, { DB: c.env.DB });
+    evidence = probe.health ? await probe.health() : { checked: false, message: 'this evidence kind has no health probe' };
+  } catch (err) {
+    evidence = { checked: true, ready: false, message: `the evidence could not be opened: ${(err as Error).message}` };
+  }
   return c.json({
-    ok: true,
+    ok: !evidence.checked || evidence.ready,
     llm: llm.ok
       ? { ready: true, provider: llm.llm.provider, model: llm.llm.model, ...(Object.keys(config.LLM_MODELS).length ? { byPurpose: config.LLM_MODELS } : {}) }
       : { ready: false, provider: config.LLM_PROVIDER, message: llm.reason },
-    evidence: { kind: config.EVIDENCE },
+    evidence: { kind: config.EVIDENCE, ...evidence },
     embeddings: { provider: config.EMBEDDING_PROVIDER },
     variants: VARIANTS,
     modes: availableModes(config),

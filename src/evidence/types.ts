@@ -52,6 +52,12 @@ export interface PropertyUse {
   qualifiers?: string[];
 }
 
+/** What /healthz reports about the evidence: whether it answered a trivial query just now. */
+export type EvidenceHealth =
+  | { checked: true; ready: boolean; message?: string; triples?: number; restarts?: number; lastFault?: string }
+  /** Live endpoints are remote services: a health probe does not query them (their failures reach the agent as tool errors). */
+  | { checked: false; message: string };
+
 export interface Evidence {
   readonly kind: 'static' | 'live';
   search(query: string, limit?: number): Promise<SearchHit[]>;
@@ -62,6 +68,8 @@ export interface Evidence {
   sparql(query: string): Promise<SparqlResults>;
   labels(ids: string[], language?: string): Promise<EntityLabel[]>;
   properties(id: string, limit?: number): Promise<PropertyUse[]>;
+  /** Optional so test doubles need not implement it; /healthz treats a missing one as not checked. */
+  health?(): Promise<EvidenceHealth>;
 }
 
 export class EvidenceError extends Error {

@@ -119,6 +119,9 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
       return clean.map((id) => found.get(id) ?? { id });
     },
     properties: (id, limit) => propertiesOf(evidence, id, limit),
+    async health() {
+      return { checked: false, message: 'live endpoints are not probed by /healthz; each request to them has a timeout and fails as a tool error' };
+    },
   };
   return evidence;
 };

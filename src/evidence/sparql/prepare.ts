@@ -1,6 +1,7 @@
 import { EvidenceError, type SparqlResults } from '../types';
 import { emulateLabelService, HELPER_PREFIX } from './label-service';
 import { WDQS_PREFIXES } from './prefixes';
+import { checkLimits } from './limits';
 import { checkQuery, declaredPrefixes, type QueryForm } from './safety';
 import { isWord, significant, tokenize, type Token } from './tokenize';
 
@@ -75,12 +76,14 @@ export const addPrefixes = (query: string): string => {
 };
 
 /**
- * Turns untrusted model-written SPARQL into a query that is safe to run: read-only forms only, SERVICE only for the
- * label service, a row cap, and (for the static store) the WDQS conveniences. Throws EvidenceError with a message the
+ * Turns untrusted model-written SPARQL into a query that is safe to run: size and nesting limits, read-only forms
+ * only, SERVICE only for the label service, a row cap, and (for the static store) the WDQS conveniences. Throws EvidenceError with a message the
  * agent can act on.
  */
 export const prepareQuery = (query: string, options: PrepareOptions): PreparedQuery => {
-  const form = checkQuery(lex(query));
+  const tokens = lex(query);
+  checkLimits(query, significant(tokens));
+  const form = checkQuery(tokens);
   let text = query;
   if (options.emulateWdqs) text = addPrefixes(emulateLabelService(stripHints(text)));
   if (form === 'SELECT') text = capLimit(text, options.maxRows);

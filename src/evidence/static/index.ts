@@ -1,11 +1,12 @@
 import { bundle as generatedBundle, type BundledFile } from '../../generated/bundle';
 import { propertiesOf, toEntityId } from '../shared/entities';
+import { checkBudget } from '../sparql/budget';
 import { finishResults, prepareQuery } from '../sparql/prepare';
 import { ENTITY_IRI, RDFS_LABEL, SCHEMA_DESCRIPTION } from '../sparql/prefixes';
 import { EvidenceError, type EntityLabel, type Evidence } from '../types';
 import { searchCorpus } from './corpus';
 import { normTitle, parsePage, type SnapshotPage } from './pages';
-import { graphStore, runOnStore } from './store';
+import { graphEngine } from './engine';
 
 export interface SnapshotBundle {
   graph: BundledFile[];
@@ -18,6 +19,10 @@ export interface StaticOptions {
   bundle?: SnapshotBundle;
   maxRows?: number;
   maxResultBytes?: number;
+  /** Refuse a query before it runs when it would build more rows than this (sparql/cost.ts). */
+  maxEstimatedRows?: number;
+  /** Work units one query may spend inside the engine before it is stopped (engine.ts). */
+  maxQueryWork?: number;
 }
 
 const parsed = new WeakMap<BundledFile[], { list: SnapshotPage[]; byTitle: Map<string, SnapshotPage> }>();
@@ -36,13 +41,15 @@ const escapeLiteral = (s: string) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"
 /**
  * The offline evidence: the snapshot graph in oxigraph (WDQS-compatible SPARQL) and the snapshot pages searched
  * with D1 FTS5. Time cap: oxigraph runs synchronously and workerd's clock does not advance meanwhile, so a timer
- * cannot stop it; the work is bounded instead by the small store, the enforced LIMIT, and the refusal of SERVICE.
+ * cannot stop it. The cost is bounded instead twice: before a query runs, its shape is checked against the store's
+ * statistics (sparql/cost.ts refuses explosive joins with advice), and while it runs, the engine itself counts work
+ * and memory and traps at its budget (engine.ts), after which a fresh engine serves the next query.
  */
 export const createStaticEvidence = (options: StaticOptions): Evidence => {
   const source = options.bundle ?? generatedBundle;
   const maxRows = options.maxRows ?? 1000;
   const maxBytes = options.maxResultBytes ?? 512 * 1024;
-  const store = () => graphStore(source.graph);
+  const engine = () => graphEngine(source.graph);
   const pages = () => pagesOf(source.pages);
 
   const evidence: Evidence = {
@@ -61,8 +68,7 @@ export const createStaticEvidence = (options: StaticOptions): Evidence => {
       if (direct) return direct;
       const page = pages().byTitle.get(normTitle(title));
       // Sitelink first (the graph is the authority), then the page header, then an exact English label.
-      const sitelink = runOnStore(
-        store(),
+      const sitelink = engine().query(
         `SELECT ?item WHERE { ?article <http://schema.org/about> ?item ; <http://schema.org/name> ?name .
            FILTER(LCASE(STR(?name)) = "${escapeLiteral(normTitle(page?.title ?? title))}" && STRSTARTS(STR(?article), "https://en.wikipedia.org/")) } LIMIT 1`,
       );
@@ -70,8 +76,7 @@ export const createStaticEvidence = (options: StaticOptions): Evidence => {
       if (fromLink?.startsWith(ENTITY_IRI)) return fromLink.slice(ENTITY_IRI.length);
       if (page?.wikidataId) return page.wikidataId;
       const label = title.replace(/_/g, ' ').trim();
-      const byLabel = runOnStore(
-        store(),
+      const byLabel = engine().query(
         `SELECT ?item WHERE { ?item <${RDFS_LABEL}> ?l . FILTER(LCASE(STR(?l)) = "${escapeLiteral(label.toLowerCase())}" && STRSTARTS(STR(?item), "${ENTITY_IRI}Q")) } LIMIT 1`,
       );
       const fromLabel = 'results' in byLabel ? byLabel.results.bindings[0]?.item?.value : undefined;
@@ -79,14 +84,14 @@ export const createStaticEvidence = (options: StaticOptions): Evidence => {
     },
     async sparql(query) {
       const prepared = prepareQuery(query, { emulateWdqs: true, maxRows });
-      return finishResults(runOnStore(store(), prepared.text), maxBytes);
+      checkBudget(prepared.text, engine().stats(), options.maxEstimatedRows);
+      return finishResults(engine().query(prepared.text, options.maxQueryWork), maxBytes);
     },
     async labels(ids, language = 'en') {
       const clean = [...new Set(ids.map(toEntityId).filter((x): x is string => !!x))].slice(0, 200);
       if (!clean.length) return [];
       const lang = /^[a-z]{2,3}(-[a-z0-9]+)*$/i.test(language) ? language.toLowerCase() : 'en';
-      const r = runOnStore(
-        store(),
+      const r = engine().query(
         `SELECT ?e ?l ?d WHERE { VALUES ?e { ${clean.map((id) => `<${ENTITY_IRI}${id}>`).join(' ')} }
            OPTIONAL { ?e <${RDFS_LABEL}> ?l FILTER(LANG(?l) = "${lang}") }
            OPTIONAL { ?e <${SCHEMA_DESCRIPTION}> ?d FILTER(LANG(?d) = "${lang}") } }`,
@@ -99,6 +104,16 @@ export const createStaticEvidence = (options: StaticOptions): Evidence => {
       return clean.map((id) => found.get(id) ?? { id });
     },
     properties: (id, limit) => propertiesOf(evidence, id, limit),
+    async health() {
+      const e = engine();
+      try {
+        const r = e.query('ASK { ?s ?p ?o }', 1_000_000);
+        const ready = 'boolean' in r && r.boolean;
+        return { checked: true, ready, ...e.status(), ...(ready ? {} : { message: 'the snapshot graph is empty' }) };
+      } catch (err) {
+        return { checked: true, ready: false, message: `the graph store does not answer: ${(err as Error).message}`, ...e.status() };
+      }
+    },
   };
   return evidence;
 };
