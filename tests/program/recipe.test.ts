@@ -40,6 +40,8 @@ describe('program mode: options.recipe', () => {
     expect(promptOf(code)).toContain('First describe your solution');
     expect(promptOf(code)).toContain('always call check(a, b, op) instead of writing ==');
     expect(promptOf(code)).toContain('Question: What was the winning time of Jonas Meyer?');
+    // Four worked examples, as in the authors' runs (ours shows six).
+    expect(promptOf(code).match(/^Question: /gm)).toHaveLength(4 + 1);
     // Even "2020 > 2000" goes to the model, with worked examples, as in the paper.
     const checks = llm.requests.filter((r) => r.purpose === 'check');
     expect(checks).toHaveLength(3);
@@ -58,6 +60,7 @@ describe('program mode: options.recipe', () => {
     const code = llm.requests.find((r) => r.purpose === 'code')!;
     expect(promptOf(code)).not.toContain('First describe your solution');
     expect(promptOf(code)).toContain('Reply with the function in one ```javascript code block and nothing else.');
+    expect(promptOf(code).match(/^Question: /gm)).toHaveLength(6 + 1);
     expect(llm.requests.filter((r) => r.purpose === 'check').map((r) => promptOf(r))).not.toContainEqual(expect.stringContaining('2020'));
   });
 

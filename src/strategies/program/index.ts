@@ -40,7 +40,8 @@ export interface ProgramState {
 
 /** Ours repairs twice; the paper refines once. */
 const REFINE_ROUNDS = { ours: 2, paper: 1 } as const;
-const DEFAULT_EXAMPLES = 6;
+/** Worked examples in the code prompt: our six; the authors' runs used four. */
+const EXAMPLES = { ours: 6, paper: 4 } as const;
 const SIMPLIFY_PASSAGES = 3;
 const MAX_FAILURE_CHARS = 2_500;
 
@@ -51,7 +52,7 @@ const options = (ctx: RunContext) => {
   return {
     recipe,
     refineRounds: num(o.refineRounds, REFINE_ROUNDS[recipe]),
-    examples: num(o.fewshot, DEFAULT_EXAMPLES),
+    examples: num(o.fewshot, EXAMPLES[recipe]),
     simplify: o.simplify !== false,
   };
 };
