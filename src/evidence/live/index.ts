@@ -2,11 +2,15 @@ import type { Config } from '../../config';
 import { propertiesOf, toEntityId } from '../shared/entities';
 import { finishResults, prepareQuery } from '../sparql/prepare';
 import { EvidenceError, type EntityLabel, type Evidence, type Page, type PageSection, type SparqlResults } from '../types';
+import { processPage } from '../../web';
 import { liveHttp, type HttpOptions } from './http';
 
 export const USER_AGENT = 'humaniq-answers/0.1 (factual question answering over Wikipedia and Wikidata; Cloudflare Worker)';
 
-export type LiveOptions = Partial<Omit<HttpOptions, 'endpoints'>> & { maxRows?: number; maxResultBytes?: number };
+export type LiveOptions = Partial<Omit<HttpOptions, 'endpoints'>> & { maxRows?: number; maxResultBytes?: number; maxTables?: number };
+
+/** Tables kept per page (a long list article has dozens; the read tool ranks what it gets against the question). */
+const MAX_TABLES = 20;
 
 type Endpoints = Pick<Config, 'WIKIPEDIA_API_URL' | 'WIKIDATA_SPARQL_URL' | 'WIKIDATA_API_URL'>;
 
@@ -53,6 +57,7 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
     endpoints: [config.WIKIPEDIA_API_URL, config.WIKIDATA_SPARQL_URL, config.WIKIDATA_API_URL],
   });
   const maxRows = options.maxRows ?? 1000;
+  const maxTables = options.maxTables ?? MAX_TABLES;
   const maxBytes = options.maxResultBytes ?? 512 * 1024;
   const wikiBase = `${new URL(config.WIKIPEDIA_API_URL).origin}/wiki/`;
   const pageUrl = (title: string) => wikiBase + encodeURIComponent(title.replace(/ /g, '_'));
@@ -69,6 +74,25 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
     return !page || page.missing || page.invalid ? null : page;
   };
 
+  /**
+   * The page's tables (infobox, lists, results) as markdown. The plain-text extract drops them, and missing tables
+   * are the HQA paper's most frequent error cause, so the rendered HTML (`action=parse`) goes through the same
+   * table code as web pages. Tables only add evidence: when the parse call fails, the page is read without them.
+   */
+  const pageTables = async (title: string): Promise<string[]> => {
+    try {
+      const data = (await mw({ action: 'parse', page: title, prop: 'text', redirects: '1', disableeditsection: '1', disabletoc: '1' })) as {
+        parse?: { text?: unknown };
+      };
+      const html = data.parse?.text;
+      if (typeof html !== 'string' || !html) return [];
+      return processPage(html, { maxTables: maxTables }).tables.map((t) => t.markdown);
+    } catch (err) {
+      if (err instanceof Error && err.name === 'AbortError') throw err;
+      return [];
+    }
+  };
+
   const evidence: Evidence = {
     kind: 'live',
     async search(query, limit = 5) {
@@ -80,7 +104,8 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
     async page(title): Promise<Page | null> {
       const p = await queryPage(title, { prop: 'extracts|pageprops', explaintext: '1', exsectionformat: 'wiki', ppprop: 'wikibase_item' });
       if (!p) return null;
-      return { title: p.title, url: pageUrl(p.title), wikidataId: p.pageprops?.wikibase_item, sections: splitExtract(p.extract ?? ''), tables: [] };
+      const tables = await pageTables(p.title);
+      return { title: p.title, url: pageUrl(p.title), wikidataId: p.pageprops?.wikibase_item, sections: splitExtract(p.extract ?? ''), tables };
     },
     async wikidataId(title) {
       const direct = toEntityId(title);
