@@ -6,8 +6,10 @@
  * Asks every question through POST <url>/v1/answer, shows progress on stderr, and writes
  * predictions.jsonl, metrics.json and report.html into --out (default eval-results/<benchmark>).
  */
+import { rmSync } from 'node:fs';
 import { loadBenchmark, parseHybridQAReference } from '../src/eval/loaders/index';
-import { runEvaluation } from '../src/eval/node/evaluate';
+import { runEvaluation, type EvaluationOptions } from '../src/eval/node/evaluate';
+import { quirkText, rehearse } from '../src/eval/node/rehearse';
 import { prepareContexts } from '../src/eval/node/contexts';
 import { readBenchmarkText } from '../src/eval/node/read-text';
 import { DEFAULT_WIKIDATA_API } from '../src/eval/node/wikidata-labels';
@@ -72,11 +74,13 @@ const main = async () => {
   };
   const { judge, name } = b === 'crag' ? judgeFromEnv('crag', judgeFlags) : wantJudge ? judgeFromEnv('answer-check', judgeFlags) : { judge: undefined, name: 'none' };
   if (wantJudge && !judge) fail('--judge needs a model: --judge-url <OpenAI-compatible /v1 URL> --judge-model <name>, or LLM_BASE_URL and LLM_MODEL');
-  const summary = await runEvaluation({
+  const rehearsing = args.rehearse === true || args.rehearse === 'true';
+  // A rehearsal's default folder is its own and starts afresh each time.
+  if (rehearsing && typeof args.out !== 'string') rmSync(`eval-results/rehearsal-${b}/predictions.jsonl`, { force: true });
+  const options: Omit<EvaluationOptions, 'url'> = {
     benchmark: b,
     items,
-    url,
-    outDir: typeof args.out === 'string' ? args.out : `eval-results/${b}`,
+    outDir: typeof args.out === 'string' ? args.out : rehearsing ? `eval-results/rehearsal-${b}` : `eval-results/${b}`,
     variant: typeof args.variant === 'string' ? args.variant : undefined,
     mode: typeof args.mode === 'string' ? args.mode : tables ? 'program' : undefined,
     concurrency: positive(args.concurrency, '--concurrency'),
@@ -93,7 +97,9 @@ const main = async () => {
     labelsFile: typeof args.labels === 'string' ? args.labels : undefined,
     sample: sample ? { n: sample, seed } : undefined,
     progress: process.stderr,
-  });
+  };
+  if (rehearsing) return rehearseCli(options);
+  const summary = await runEvaluation({ ...options, url });
   const missing = prepared.skipped ? `, ${prepared.skipped} not asked (no table)` : '';
   process.stderr.write(`asked ${summary.asked}, skipped ${summary.skipped} (resume)${missing}, errors ${summary.errors}\n`);
   process.stderr.write(`wrote ${summary.files.predictions}\n      ${summary.files.metrics}\n      ${summary.files.report}\n`);
@@ -101,6 +107,29 @@ const main = async () => {
   if (prepared.skipped) out.skippedNoTable = prepared.skipped;
   if (summary.judge) out.judge = summary.judge;
   process.stdout.write(`${JSON.stringify(out)}\n`);
+};
+
+/**
+ * --rehearse: our own `npm run dev` with the model stub answering every question with its gold answer; prints
+ * the main metric and, per item below 100 (or at 100 only by a scorer rule), the gold-format quirk or "UNEXPLAINED".
+ */
+const rehearseCli = async (options: Omit<EvaluationOptions, 'url'>) => {
+  const { startRehearsalService } = await import('./rehearse-service');
+  process.stderr.write('starting npm run dev with the gold-answer model stub…\n');
+  const service = await startRehearsalService();
+  try {
+    const r = await rehearse({ ...options, service });
+    for (const item of [...r.explained, ...r.unexplained]) {
+      const why = item.quirk ? `${item.quirk}: ${quirkText(item.quirk)}` : `UNEXPLAINED${item.error ? ` (${item.error})` : ''}`;
+      process.stderr.write(`  ${item.id} score ${(100 * item.score).toFixed(1)} — ${why}\n    answer: ${JSON.stringify(item.answer)} gold: ${JSON.stringify(item.gold.slice(0, 200))}\n`);
+    }
+    process.stderr.write(`wrote ${r.files.predictions}\n      ${r.files.metrics}\n      ${r.files.report}\n`);
+    const out = { rehearsal: true, benchmark: r.benchmark, mode: r.mode, n: r.n, errors: r.errors, main: { [r.mainMetric]: r.main }, metrics: r.metrics, explained: r.explained.length, unexplained: r.unexplained.length };
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+    if (r.unexplained.length || r.errors) process.exitCode = 1;
+  } finally {
+    await service.stop();
+  }
 };
 
 main().catch((e) => fail((e as Error).message));

@@ -64,6 +64,8 @@ export interface EvalItem {
   type?: string;
   gold: Gold;
   context?: AnswerContext;
+  /** Further annotations of the benchmark file (CRAG: `static_or_dynamic`). */
+  attributes?: Record<string, string>;
 }
 
 /** One line of predictions.jsonl. `answers` is a list for set answers, or the service's per-source object. */

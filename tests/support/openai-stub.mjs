@@ -5,6 +5,8 @@
 //
 //   node tests/support/openai-stub.mjs --port 8900 --latency 200
 //   POST /__script   {"parametric": ["Paris"], "default": ["..."]}   replace reply queues (purpose = x-request-purpose)
+//                    {"byQuestion": {"<question>": {"final": ["Paris"]}}, ...}   replies per question: the request's
+//                    question is the key that occurs latest in its messages (few-shot examples come before it)
 //   POST /__faults   {"status": 429, "count": 1, "retryAfter": 1}    the next `count` requests fail with `status`
 //   GET  /__requests                                                the requests received (method, headers, body)
 //   POST /__reset
@@ -23,8 +25,23 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1' } 
   const requests = [];
   const state = { latencyMs };
 
+  /** The scripted question a request is about: the key whose last occurrence in the messages comes last. */
+  const questionOf = (body) => {
+    const byQuestion = queues.byQuestion;
+    if (!byQuestion) return undefined;
+    const text = (body.messages ?? []).map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
+    let best;
+    let at = -1;
+    for (const key of Object.keys(byQuestion)) {
+      const i = text.lastIndexOf(key);
+      if (i > at || (i === at && i >= 0 && key.length > best.length)) [best, at] = [key, i];
+    }
+    return best === undefined ? undefined : byQuestion[best];
+  };
+
   const replyFor = (purpose, body) => {
-    const q = queues[purpose]?.length ? queues[purpose] : queues.default;
+    const own = questionOf(body);
+    const q = own?.[purpose]?.length ? own[purpose] : queues[purpose]?.length ? queues[purpose] : queues.default;
     const next = q?.length ? (q.length > 1 ? q.shift() : q[0]) : DEFAULT_REPLIES[purpose] ?? DEFAULT_REPLIES.default;
     if (typeof next === 'string' && next.startsWith('echo:')) {
       const last = body.messages?.at(-1)?.content;
@@ -109,7 +126,7 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1' } 
   };
 };
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const arg = (name, fallback) => {
     const i = process.argv.indexOf(`--${name}`);
     return i >= 0 ? process.argv[i + 1] : fallback;

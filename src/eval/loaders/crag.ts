@@ -9,6 +9,7 @@ interface CragRecord {
   query_time?: string;
   domain?: string;
   question_type?: string;
+  static_or_dynamic?: string;
   search_results?: { page_url?: string; page_result?: string; page_last_modified?: string; page_name?: string }[];
 }
 
@@ -22,6 +23,7 @@ export const loadCrag = (text: string): EvalItem[] =>
     question: r.query,
     category: r.domain,
     type: r.question_type,
+    ...(r.static_or_dynamic ? { attributes: { static_or_dynamic: String(r.static_or_dynamic) } } : {}),
     gold: { kind: 'crag', answer: String(r.answer ?? ''), alternatives: parseStringList(r.alternative_answers) },
     context: {
       pages: (r.search_results ?? []).map((s) => ({

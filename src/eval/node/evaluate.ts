@@ -7,7 +7,7 @@ import { renderReport } from '../report/html';
 import { progressReporter } from '../runner/progress';
 import { defaultMode, defaultVariant, RUNNER_SETS_DYNAMIC_POLICY, runQuestions } from '../runner/run';
 import { indexPredictions, scoreBenchmark } from '../score';
-import type { Benchmark, EvalItem, Prediction } from '../types';
+import type { Benchmark, EvalItem, ItemScore, Prediction } from '../types';
 import { judgedAccuracy } from '../judged-accuracy';
 import { prepareLabelTable } from './qald-label-cache';
 import { readPredictionLines } from './read-text';
@@ -48,6 +48,8 @@ export interface EvaluationSummary {
   n: number;
   metrics: Record<string, number | null>;
   judge?: string;
+  /** Each question's main score, as the report has it. */
+  items: ItemScore[];
   asked: number;
   skipped: number;
   errors: number;
@@ -153,6 +155,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     n: result.n,
     metrics: result.metrics,
     judge: result.judge,
+    items: result.items,
     asked: o.items.length - skip.size,
     skipped: skip.size,
     errors,

@@ -13,15 +13,18 @@ const isValue = (item: string): boolean => {
   return n === 'yes' || n === 'no' || /^-?[\d\s.,/%-]+$/.test(n) || /^\d{1,4}-\d{2}(-\d{2})?$/.test(n);
 };
 
-/**
- * The items of an answer: the whole answer when a name in the trace carries it (so "Bosnia and Herzegovina"
- * is one item), else its list items.
- */
-const itemsOf = (answer: string, known: Map<string, string>): string[] => {
-  const whole = answer.trim().replace(/[.!]+$/, '');
-  if (known.has(normaliseItem(whole))) return [whole];
-  return listItems(whole).slice(0, MAX_ITEMS);
-};
+/** Splits on commas, semicolons and new lines only; "and" is split later, when the whole piece names nothing. */
+const piecesOf = (answer: string): string[] =>
+  answer
+    .trim()
+    .replace(/[.!]+$/, '')
+    .replace(/(\d),(?=\d{3}\b)/g, '$1')
+    .split(/\s*[,;\n]\s*/)
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .slice(0, MAX_ITEMS);
+
+const conjuncts = (piece: string): string[] => (/\s(and|&)\s/i.test(piece) ? listItems(piece) : []);
 
 /** Normalised label → id, for every entity the trace named (query cells, getLabel, getWikidataID). */
 const traceNames = (turns: readonly Turn[]): Map<string, string> => {
@@ -48,11 +51,18 @@ export const entitiesFromTrace = (turns: readonly Turn[], answer: string): { ent
   const names = traceNames(turns);
   const entities: AnswerEntity[] = [];
   const unlinked: string[] = [];
-  for (const item of itemsOf(answer, names)) {
-    if (isValue(item)) continue;
-    const id = names.get(normaliseItem(item));
-    if (id) entities.push({ id, label: item });
-    else unlinked.push(item);
+  const whole = answer.trim().replace(/[.!]+$/, '');
+  for (const piece of names.has(normaliseItem(whole)) ? [whole] : piecesOf(answer)) {
+    if (isValue(piece)) continue;
+    const id = names.get(normaliseItem(piece));
+    if (id) entities.push({ id, label: piece });
+    else if (conjuncts(piece).some((c) => names.has(normaliseItem(c)))) {
+      for (const c of conjuncts(piece)) {
+        const cid = names.get(normaliseItem(c));
+        if (cid) entities.push({ id: cid, label: c });
+        else if (!isValue(c)) unlinked.push(c);
+      }
+    } else unlinked.push(piece);
   }
   return { entities: dedupe(entities), unlinked };
 };
@@ -71,15 +81,22 @@ export const answerEntities = async (ctx: RunContext, turns: readonly Turn[], an
   } catch {
     return entities;
   }
+  const lookup = async (item: string): Promise<AnswerEntity | undefined> => {
+    try {
+      const id = await evidence.wikidataId(item);
+      return id && /^Q\d+$/.test(id) ? { id, label: item } : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  // A piece is looked up whole first ("Trinidad and Tobago"), then, if that names nothing, item by item.
   const linked = await Promise.all(
-    lookups.map(async (item): Promise<AnswerEntity | undefined> => {
-      try {
-        const id = await evidence.wikidataId(item);
-        return id && /^Q\d+$/.test(id) ? { id, label: item } : undefined;
-      } catch {
-        return undefined;
-      }
+    lookups.map(async (piece): Promise<AnswerEntity[]> => {
+      const one = await lookup(piece);
+      if (one) return [one];
+      const parts = conjuncts(piece).filter((c) => !isValue(c)).slice(0, 5);
+      return (await Promise.all(parts.map(lookup))).filter((e): e is AnswerEntity => !!e);
     }),
   );
-  return dedupe([...entities, ...linked.filter((e): e is AnswerEntity => !!e)]);
+  return dedupe([...entities, ...linked.flat()]);
 };
