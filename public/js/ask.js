@@ -1,9 +1,24 @@
-import { renderCard, errorBox, usageLine } from './cards.js';
-import { clear, h } from './dom.js';
+import { api, ApiError } from './api.js';
+import { answerBlock, renderCard, errorBox, usageLine } from './cards.js';
+import { clear, h, plural } from './dom.js';
+import { announce } from './announce.js';
+import { createProgress } from './progress.js';
 import { followRun } from './run-stream.js';
 
 const $ = (id) => document.getElementById(id);
 let current = null;
+let progress = null;
+let health = {};
+
+/** Questions the bundled offline snapshot answers (data/snapshot/DEMO_QUESTIONS.md), with the variant that suits each. */
+const EXAMPLES = [
+  ['In which city was the director of Forrest Gump born?', 'mintaka'],
+  ["Which film is longer, Titanic or Schindler's List?", 'mintaka'],
+  ["How many times has Lionel Messi won the Ballon d'Or?", 'mintaka'],
+  ['Did Cristiano Ronaldo ever play for FC Barcelona?', 'mintaka'],
+  ['Give me all films directed by Christopher Nolan.', 'qald9plus'],
+  ['Who was the prime minister of the United Kingdom in 2012?', 'compmix'],
+];
 
 export const fillSelect = (select, values, preferred) => {
   clear(select);
@@ -14,22 +29,70 @@ export const fillSelect = (select, values, preferred) => {
 /** The mode a person most likely wants: the HQA agent when the server has it. */
 export const preferredMode = (modes) => (modes.includes('agent') ? 'agent' : modes.includes('parametric') ? 'parametric' : modes[0]);
 
+const STATUS_TEXT = {
+  succeeded: 'Finished.',
+  failed: 'The run failed.',
+  limited: 'The run stopped at a limit; the answer may be partial.',
+  cancelled: 'Cancelled.',
+};
+
+/** What a person can do when a run cannot be shown at all (not an error inside the run). */
+const explainFailure = (err, runId) => {
+  if (err.status === 404 && runId) {
+    return errorBox(
+      'not_found',
+      `There is no run with the id "${runId}" on this server.`,
+      h('span', {}, 'The link may be mistyped, or the run was made on another server. ', h('a', { href: '/', 'data-internal': '' }, 'Ask a new question'), ' or see ', h('a', { href: '/runs', 'data-internal': '' }, 'recent runs'), '.'),
+    );
+  }
+  if (err.code === 'network' || err.status === 0) {
+    return errorBox('network', `Cannot reach the server at ${location.origin}.`, 'Check that it is running (npm run dev) and that you are online, then try again.');
+  }
+  return errorBox(err.code ?? 'network', err.message);
+};
+
+const pendingAnswer = () => h('p', { class: 'answer-pending' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Working on it… the steps below show what is being looked up.');
+
 const resetView = (question) => {
   current?.stop();
+  progress?.stop();
+  $('examples').hidden = true;
   $('run-view').hidden = false;
   $('run-question').textContent = question ?? '';
   $('run-link').hidden = true;
   $('run-status').textContent = 'Starting…';
+  $('run-meter').textContent = '';
+  clear($('answer-body'));
+  $('answer-body').append(pendingAnswer());
   clear($('run-error'));
   clear($('cards'));
+  $('trace-count').textContent = '';
+  $('trace').open = true;
   $('run-usage').textContent = '';
+  $('cancel-button').hidden = true;
+};
+
+const countSteps = () => {
+  const n = $('cards').querySelectorAll('li[data-kind="action"], li[data-kind="thought"]').length;
+  $('trace-count').textContent = `(${plural(n, 'step')})`;
+};
+
+/** While a run works, the newest step stays in view inside the trace, without moving the answer off screen. */
+const keepLatestInView = (el) => {
+  const box = $('cards');
+  if ($('trace').open) box.scrollTop = box.scrollHeight;
+  el.classList.add('latest');
+  el.previousElementSibling?.classList.remove('latest');
 };
 
 const follow = (options) => {
   const cards = $('cards');
+  let runId = options.runId ?? null;
+  let ended = false;
   const run = followRun({
     ...options,
     onRunId: (id) => {
+      runId = id;
       const link = $('run-link');
       link.href = `/runs/${id}`;
       link.hidden = false;
@@ -41,48 +104,133 @@ const follow = (options) => {
     onEvent: (type, data, id) => {
       if (type === 'run') {
         $('run-question').textContent = data.question;
+        document.title = `Run: ${data.question.slice(0, 60)} · HumanIQ answers`;
         $('run-status').textContent = `Running (${data.variant}, ${data.mode})…`;
         $('question').value ||= data.question;
+        progress = createProgress({ runId: data.runId ?? runId, limits: health.limits, meter: $('run-meter') });
+        $('cards').classList.add('running');
+        $('cancel-button').hidden = false;
+        announce('Run started.');
         return;
       }
       if (type === 'done') {
-        $('run-status').textContent = data.status === 'succeeded' ? 'Finished.' : `Ended: ${data.status}.`;
+        ended = true;
+        progress?.finish(data);
+        $('cards').classList.remove('running');
+        $('cancel-button').hidden = true;
+        $('run-status').textContent = STATUS_TEXT[data.status] ?? `Ended: ${data.status}.`;
         $('run-usage').textContent = usageLine(data);
+        if (!$('answer-body').querySelector('.answer')) {
+          clear($('answer-body'));
+          $('answer-body').append(h('p', { class: 'answer-none' }, data.status === 'cancelled' ? 'The run was cancelled before it found an answer.' : 'No answer was found. The steps below show what was tried.'));
+        }
+        announce(data.status === 'succeeded' ? 'Run finished.' : STATUS_TEXT[data.status] ?? `Run ${data.status}.`);
         return;
       }
+      if (type === 'answer') {
+        clear($('answer-body'));
+        $('answer-body').append(answerBlock(data));
+        announce(`Answer: ${data.answer || 'none'}.`);
+      }
       const el = renderCard(type, data, id);
-      if (el) cards.append(el);
-      if (type !== 'answer' && type !== 'error') $('run-status').textContent = type === 'action' ? `Calling ${data.tool}…` : 'Thinking…';
+      if (el) {
+        cards.append(el);
+        keepLatestInView(el);
+        countSteps();
+      }
+      if (!ended && type !== 'answer' && type !== 'error') $('run-status').textContent = type === 'action' ? `Calling ${data.tool}…` : 'Thinking…';
     },
   });
   current = run;
   $('ask-button').disabled = true;
   run.done
     .catch((err) => {
-      $('run-status').textContent = 'The request failed.';
-      $('run-error').append(errorBox(err.code ?? 'network', err.message));
+      progress?.stop();
+      $('cancel-button').hidden = true;
+      $('run-status').textContent = err.status === 404 ? 'Run not found.' : 'The request failed.';
+      clear($('answer-body'));
+      $('answer-body').append(h('p', { class: 'answer-none' }, 'No answer.'));
+      $('run-error').append(explainFailure(err, options.runId));
     })
     .finally(() => {
       if (current === run) $('ask-button').disabled = false;
     });
-  return run;
+  return { run, runId: () => runId };
 };
+
+let active = null;
 
 /** Replays (and, if still running, follows) a stored run: the page behind a shared /runs/{id} link. */
 export const showRun = (runId) => {
+  if (active?.runId() === runId && !$('run-view').hidden) return;
   resetView('');
-  follow({ runId });
+  active = follow({ runId });
 };
 
-export const initAsk = (health) => {
+/** The plain ask page: the empty state with examples unless a run is on screen. */
+export const showAsk = () => {
+  if (location.pathname === '/' && $('run-view').hidden) $('examples').hidden = false;
+};
+
+const showQuestionError = (text) => {
+  const err = $('question-error');
+  err.textContent = text;
+  err.hidden = !text;
+  if (text) $('question').setAttribute('aria-invalid', 'true');
+  else $('question').removeAttribute('aria-invalid');
+};
+
+const cancel = async () => {
+  const id = active?.runId();
+  if (!id) return;
+  const button = $('cancel-button');
+  button.disabled = true;
+  $('run-status').textContent = 'Cancelling…';
+  try {
+    await api('DELETE', `/v1/runs/${encodeURIComponent(id)}`);
+  } catch (err) {
+    $('run-status').textContent = 'Could not cancel the run.';
+    $('run-error').append(errorBox(err instanceof ApiError ? err.code : 'network', err.message));
+  } finally {
+    button.disabled = false;
+  }
+};
+
+export const initAsk = (h0) => {
+  health = h0;
   fillSelect($('variant'), health.variants ?? [], 'mintaka');
   fillSelect($('mode'), health.modes ?? [], preferredMode(health.modes ?? []));
+  for (const [q, variant] of EXAMPLES) {
+    $('example-list').append(
+      h('li', {}, h('button', {
+        type: 'button',
+        class: 'example',
+        onclick: () => {
+          $('question').value = q;
+          if ((health.variants ?? []).includes(variant)) $('variant').value = variant;
+          showQuestionError('');
+          $('question').focus();
+        },
+      }, q)),
+    );
+  }
+  if (health.unreachable) {
+    $('examples').after(errorBox('network', `Cannot reach the server at ${location.origin}.`, 'Check that it is running (npm run dev), then reload this page.'));
+  } else if (!health.llm?.ready) {
+    $('examples').after(errorBox('llm_unavailable', 'No model is configured, so questions cannot be answered yet.', health.llm?.message ?? 'Start the server with a model (see the README, "Two commands"). The tools and the workbench work without one.'));
+  }
+  $('question').addEventListener('input', () => $('question-error').hidden || showQuestionError(''));
+  $('cancel-button').addEventListener('click', cancel);
   $('ask-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const question = $('question').value.trim();
-    if (!question) return $('question').focus();
+    if (!question) {
+      showQuestionError('Type a question first, or pick one of the examples below.');
+      return $('question').focus();
+    }
+    showQuestionError('');
     resetView(question);
-    follow({ start: { question, variant: $('variant').value, mode: $('mode').value } });
+    active = follow({ start: { question, variant: $('variant').value, mode: $('mode').value } });
   });
   // Ctrl/Cmd+Enter asks from the question box; plain Enter keeps adding lines.
   $('question').addEventListener('keydown', (e) => {

@@ -1,54 +1,75 @@
 import { ERROR_HINTS } from './api.js';
-import { h, safeHref } from './dom.js';
+import { h, plural, safeHref } from './dom.js';
 
-const CONFIDENCE = {
-  all_agree: ['All sources agree', 'good'],
-  two_agree: ['Two sources agree', 'good'],
-  high: ['High agreement', 'good'],
-  one_source: ['Single source', 'neutral'],
-  conflict: ['Sources disagree', 'bad'],
-  low: ['Low agreement', 'bad'],
-  none: ['No source answered', 'bad'],
-};
-
-const SOURCE_NAMES = { agent: 'Agent (tools)', wikipedia: 'Wikipedia', wikidata: 'Wikidata', parametric: "Model's own knowledge", table: 'Table', web: 'Web pages', kg: 'Knowledge graph' };
+const SOURCE_NAMES = { agent: 'Agent (tools)', wikipedia: 'Wikipedia', wikidata: 'Wikidata', parametric: "Model's own knowledge", table: 'Table', passage: 'Passages', web: 'Web pages', kg: 'Knowledge graph' };
+/** Sources that answer from the model's memory rather than from evidence it looked up. */
+const MODEL_ONLY = new Set(['parametric']);
 
 const show = (value) => (typeof value === 'string' ? value : JSON.stringify(value, null, 1));
+const answered = (v) => {
+  const t = show(v ?? '').trim();
+  return t !== '' && !/^(i don't know|unknown|none|n\/a)\.?$/i.test(t);
+};
+const list = (names) => (names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+
+/**
+ * The agreement badge in words that say which sources answered: "Wikipedia and Wikidata agree", "Only the model's own
+ * knowledge answered", "Wikipedia and Wikidata disagree". Only sources that answered from evidence can agree.
+ */
+export const agreementBadge = (data) => {
+  const entries = Object.entries(data.answers ?? {}).filter(([, v]) => answered(v));
+  const evidence = entries.filter(([k]) => !MODEL_ONLY.has(k)).map(([k]) => SOURCE_NAMES[k] ?? k);
+  const model = entries.some(([k]) => MODEL_ONLY.has(k));
+  const c = data.confidence;
+  if (c === 'high') return ['Checked against the evidence', 'good'];
+  if (c === 'low') return ['Not confirmed by the evidence', 'bad'];
+  if (!evidence.length) return model ? ["Only the model's own knowledge answered: no evidence found", 'bad'] : ['No source answered', 'bad'];
+  if (c === 'conflict') return [`${list(evidence)}${model ? " and the model's own knowledge" : ''} disagree`, 'bad'];
+  if (evidence.length === 1) return [`One source answered: ${evidence[0]}${model ? " (the model's own knowledge agrees)" : ''}`, 'neutral'];
+  if (c === 'all_agree') return [`${list(evidence)} agree${model ? ", as does the model's own knowledge" : ''}`, 'good'];
+  if (c === 'two_agree') return [`Two of ${list(evidence)}${model ? " and the model's own knowledge" : ''} agree`, 'good'];
+  return [`Answered by ${list(evidence)}`, 'neutral'];
+};
 
 const card = (kind, id, title, ...body) =>
   h('li', { class: `card card-${kind}`, 'data-event-id': id, 'data-kind': kind }, h('h3', { class: 'card-title' }, title), ...body);
 
-/** An error with the API's message and a line on what to do about it. */
-export const errorBox = (code, message) =>
+/** An error with the API's message and a line on what to do about it (a default hint per code unless one is given). */
+export const errorBox = (code, message, hint) =>
   h(
     'div',
     { class: 'error-box', role: 'alert' },
     h('p', {}, h('strong', {}, 'Error: '), message || code),
-    h('p', { class: 'hint' }, ERROR_HINTS[code] ?? (String(code).startsWith('limit_') ? ERROR_HINTS.limit : 'Try again; if it keeps failing, check the server log.')),
+    h('p', { class: 'hint' }, hint ?? ERROR_HINTS[code] ?? (String(code).startsWith('limit_') ? ERROR_HINTS.limit : 'Try again; if it keeps failing, check the server log.')),
     h('p', { class: 'code' }, `code: ${code}`),
   );
 
 export const answerBlock = (data) => {
-  const [label, tone] = CONFIDENCE[data.confidence] ?? [String(data.confidence ?? 'unknown'), 'neutral'];
+  const [label, tone] = agreementBadge(data);
   const answers = Object.entries(data.answers ?? {});
   const sources = data.sources ?? [];
   return h(
     'div',
     { class: 'answer' },
-    h('p', { class: 'answer-text' }, data.answer ?? ''),
+    h('p', { class: 'answer-text' }, data.answer || 'No answer'),
     h('p', {}, h('span', { class: `badge badge-${tone}`, title: `confidence: ${data.confidence}` }, label)),
     answers.length
-      ? h('dl', { class: 'per-source' }, answers.flatMap(([k, v]) => [h('dt', {}, SOURCE_NAMES[k] ?? k), h('dd', {}, show(v))]))
+      ? h('dl', { class: 'per-source', 'aria-label': 'Answer of each source' }, answers.flatMap(([k, v]) => [h('dt', {}, SOURCE_NAMES[k] ?? k), h('dd', {}, show(v) || '—')]))
       : null,
     sources.length
       ? h(
-          'ul',
-          { class: 'sources', 'aria-label': 'Sources' },
-          sources.map((s) => {
-            const href = safeHref(s.url);
-            const text = s.title || s.url || s.kind;
-            return h('li', {}, href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer nofollow' }, text) : text, h('span', { class: 'kind' }, ` (${s.kind})`));
-          }),
+          'div',
+          {},
+          h('h3', { class: 'sources-heading' }, 'Sources'),
+          h(
+            'ul',
+            { class: 'sources' },
+            sources.map((s) => {
+              const href = safeHref(s.url);
+              const text = s.title || s.url || s.kind;
+              return h('li', {}, href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer nofollow' }, text) : text, h('span', { class: 'kind' }, ` (${s.kind})`));
+            }),
+          ),
         )
       : null,
   );
@@ -76,7 +97,8 @@ export const renderCard = (type, data, id) => {
       );
     }
     case 'answer':
-      return card('answer', id, 'Answer', answerBlock(data));
+      // The full answer leads the page; the trace ends with a short line so it reads to its conclusion.
+      return card('answer', id, 'Final answer', h('p', { class: 'pre' }, data.answer || 'No answer'));
     case 'error':
       return card('error', id, 'The run stopped', errorBox(data.code, data.message));
     default:
@@ -86,5 +108,5 @@ export const renderCard = (type, data, id) => {
 
 export const usageLine = (data) => {
   const u = data.usage ?? {};
-  return `Run ${data.status}: ${u.llmCalls ?? 0} model calls, ${u.toolCalls ?? 0} tool calls, ${(u.promptTokens ?? 0) + (u.completionTokens ?? 0)} tokens, ${data.timings?.totalMs ?? '?'} ms.`;
+  return `Run ${data.status}: ${plural(u.llmCalls ?? 0, 'model call')}, ${plural(u.toolCalls ?? 0, 'tool call')}, ${plural((u.promptTokens ?? 0) + (u.completionTokens ?? 0), 'token')}, ${data.timings?.totalMs ?? '?'} ms.`;
 };

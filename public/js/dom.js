@@ -31,3 +31,9 @@ export const safeHref = (url) => {
 export const clear = (el) => {
   while (el.firstChild) el.firstChild.remove();
 };
+
+/** "1 step", "2 steps". */
+export const plural = (n, word, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
+
+/** Control characters (but tab and newline) removed: pasted text can carry them, and they show as boxes. */
+export const stripControl = (s) => String(s ?? '').replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200B\u2028\u2029\uFEFF]/g, '');

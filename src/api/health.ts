@@ -30,6 +30,8 @@ export const healthRoutes = new Hono<{ Bindings: Env }>().get('/healthz', async 
     embeddings: { provider: config.EMBEDDING_PROVIDER },
     variants: VARIANTS,
     modes: availableModes(config),
+    // The per-run limits a request gets unless it lowers them (the UI shows progress against them).
+    limits: { maxSteps: config.MAX_STEPS, maxLLMCalls: config.MAX_LLM_CALLS, maxWallMs: config.MAX_WALL_MS, maxTokens: config.MAX_TOKENS },
     auth: config.API_KEYS.length ? 'bearer' : 'open (API_KEYS is empty: local development only)',
   });
 });
