@@ -1,7 +1,7 @@
 import { api } from './api.js';
 import { preferredMode, fillSelect } from './ask.js';
 import { errorBox } from './cards.js';
-import { clear, h } from './dom.js';
+import { clear, h, plural, stripControl } from './dom.js';
 import { followRun } from './run-stream.js';
 
 const $ = (id) => document.getElementById(id);
@@ -35,13 +35,13 @@ const stepRow = (step = {}) => {
   const input = h('input', { id: f('input'), class: 'step-input', type: 'text', placeholder: TOOL_HINTS[tool.value] });
   input.value = step.actionInput ?? '';
   tool.addEventListener('change', () => (input.placeholder = TOOL_HINTS[tool.value] ?? ''));
-  const thought = h('textarea', { id: f('thought'), class: 'step-thought', rows: 2 });
+  const thought = h('textarea', { id: f('thought'), class: 'step-thought', rows: 2, placeholder: 'What do you need to find out next, and which tool will tell you?' });
   thought.value = step.thought ?? '';
-  const observation = h('textarea', { id: f('observation'), class: 'step-observation', rows: 4 });
+  const observation = h('textarea', { id: f('observation'), class: 'step-observation', rows: 4, placeholder: 'Press "Run tool" to fill this in, or type what the tool returned.' });
   observation.value = step.observation ?? '';
   const rating = h('select', { id: f('rating'), class: 'step-rating' }, h('option', { value: '' }, 'not rated'), [1, 2, 3, 4, 5].map((r) => h('option', { value: r }, `${r}`)));
   rating.value = step.rating ? String(step.rating) : '';
-  const note = h('p', { class: 'muted step-note', 'aria-live': 'polite' });
+  const note = h('p', { class: 'muted step-note', 'aria-live': 'polite' }, step.observation ? '' : 'Write the thought, pick a tool and its input, then press "Run tool" and rate what came back.');
   const run = h('button', { type: 'button', class: 'step-run' }, 'Run tool');
   run.addEventListener('click', async () => {
     if (!input.value.trim()) return input.focus();
@@ -87,7 +87,26 @@ const stepRow = (step = {}) => {
 };
 
 /** Legends say "Step 1", "Step 2", … so a screen reader knows where it is after steps are added or removed. */
-const renumber = () => $('wb-steps').querySelectorAll('li.step legend').forEach((l, i) => (l.textContent = `Step ${i + 1}`));
+const renumber = () => {
+  const steps = $('wb-steps');
+  steps.querySelectorAll('li.step legend').forEach((l, i) => (l.textContent = `Step ${i + 1}`));
+  steps.querySelector('li.steps-empty')?.remove();
+  if (!steps.querySelector('li.step')) {
+    steps.append(h('li', { class: 'steps-empty muted' }, 'No steps yet. Add one step per tool call: what you want to find out, the tool and its input, and what it returned.'));
+  }
+};
+
+/** Pasted text can carry control characters that show as boxes; they are removed as the person types. */
+const cleanOnInput = (e) => {
+  const el = e.target;
+  if (!(el instanceof HTMLTextAreaElement || (el instanceof HTMLInputElement && el.type === 'text'))) return;
+  const clean = stripControl(el.value);
+  if (clean === el.value) return;
+  const caret = el.selectionStart ?? clean.length;
+  const removed = el.value.length - clean.length;
+  el.value = clean;
+  el.setSelectionRange(Math.max(0, caret - removed), Math.max(0, caret - removed));
+};
 
 const readForm = () => ({
   benchmark: $('wb-benchmark').value,
@@ -107,7 +126,7 @@ const loadForm = (p) => {
   $('wb-id').value = p.id ?? '';
   $('wb-editing').textContent = p.id ? `Editing saved process ${p.id.slice(0, 8)}` : 'New process';
   if (p.benchmark) $('wb-benchmark').value = p.benchmark;
-  $('wb-question').value = p.question ?? '';
+  $('wb-question').value = stripControl(p.question ?? '');
   clear($('wb-steps'));
   for (const s of p.steps ?? []) $('wb-steps').append(stepRow(s));
   renumber();
@@ -115,16 +134,54 @@ const loadForm = (p) => {
   $('wb-final-answer').value = p.finalAnswer ?? '';
 };
 
+const FIELD_WORDS = { question: 'the question', thought: 'thought', action: 'tool', actionInput: 'action input', observation: 'observation', rating: 'rating', finalThought: 'the final thought', finalAnswer: 'the final answer', benchmark: 'the benchmark' };
+
+/** What is missing, in words, with the field to focus; null when the form can be saved. */
+const missing = (form) => {
+  if (!form.question.trim()) return ['Write the question before saving.', $('wb-question')];
+  if (!form.steps.length) return ['Add at least one step: a thought, a tool call and what it returned.', $('wb-add-step')];
+  const rows = [...$('wb-steps').querySelectorAll('li.step')];
+  for (const [i, st] of form.steps.entries()) {
+    for (const [key, cls] of [['thought', '.step-thought'], ['actionInput', '.step-input'], ['observation', '.step-observation']]) {
+      if (!String(st[key] ?? '').trim()) return [`Step ${i + 1} has no ${FIELD_WORDS[key]} yet.`, rows[i].querySelector(cls)];
+    }
+  }
+  if (!form.finalThought.trim()) return ['Write the final thought: how the steps lead to the answer.', $('wb-final-thought')];
+  if (!form.finalAnswer.trim()) return ['Write the final answer before saving.', $('wb-final-answer')];
+  return null;
+};
+
+/** A server validation message ("steps.0.thought: thought must not be empty") in the words of the form. */
+export const inWords = (message) =>
+  String(message)
+    .split(/;\s*/)
+    .map((part) => {
+      const m = /^([\w.]+):\s*(.*)$/.exec(part);
+      if (!m) return part;
+      const path = m[1].split('.');
+      const field = FIELD_WORDS[path.at(-1)] ?? path.at(-1);
+      const where = path[0] === 'steps' && /^\d+$/.test(path[1] ?? '') ? `Step ${Number(path[1]) + 1}: ` : '';
+      const rest = m[2].replace(new RegExp(`^${path.at(-1)}\\b`), field);
+      return `${where}${rest.charAt(0).toUpperCase()}${rest.slice(1)}`;
+    })
+    .join(' ');
+
 const save = async (asNew) => {
   const id = $('wb-id').value;
+  const problem = missing(readForm());
+  if (problem) {
+    say(`Not saved: ${problem[0]}`, true);
+    problem[1]?.focus();
+    return;
+  }
   try {
     const saved = id && !asNew ? await api('PUT', `/v1/demonstrations/${id}`, readForm()) : await api('POST', '/v1/demonstrations', readForm());
     loadForm(saved);
-    say(`Saved (${saved.steps.length} steps).`);
+    say(`Saved (${plural(saved.steps.length, 'step')}).`);
     await refreshList();
     await showExport(saved);
   } catch (err) {
-    say(`Not saved: ${err.message}`, true);
+    say(`Not saved: ${inWords(err.message)}`, true);
   }
 };
 
@@ -152,14 +209,14 @@ const refreshList = async () => {
       const del = h('button', {
         type: 'button',
         onclick: async () => {
-          if (!confirm(`Delete "${d.question}"?`)) return;
+          if (!confirm(`Delete "${stripControl(d.question)}"?`)) return;
           await api('DELETE', `/v1/demonstrations/${d.id}`).catch((e) => say(e.message, true));
           if ($('wb-id').value === d.id) $('wb-id').value = '';
           refreshList();
         },
       }, 'Delete');
       list.append(
-        h('li', { 'data-id': d.id }, h('span', { class: 'saved-q' }, d.question), h('span', { class: 'muted' }, ` · ${d.benchmark} · ${d.steps.length} steps · ${new Date(d.updatedAt).toLocaleString()}`), h('span', { class: 'buttons' }, edit, exp, del)),
+        h('li', { 'data-id': d.id }, h('span', { class: 'saved-q' }, stripControl(d.question)), h('span', { class: 'muted' }, ` · ${d.benchmark} · ${plural(d.steps.length, 'step')} · ${new Date(d.updatedAt).toLocaleString()}`), h('span', { class: 'buttons' }, edit, exp, del)),
       );
     }
   } catch (err) {
@@ -201,7 +258,7 @@ const runVerify = () => {
         trace.append(
           h('li', { class: 'card card-action', 'data-step': k },
             h('h3', { class: 'card-title' }, `Step ${k}: ${data.tool}`),
-            h('p', { class: 'pre' }, steps[k - 1].thought),
+            h('p', { class: 'pre' }, stripControl(steps[k - 1].thought)),
             h('pre', { class: 'input' }, steps[k - 1].actionInput),
             h('pre', { class: 'output' }),
             h('button', { type: 'button', onclick: () => takeOver(k) }, `Take over from step ${k}`)),
@@ -227,6 +284,7 @@ const runVerify = () => {
 
 export const initWorkbench = (health) => {
   fillSelect($('verify-mode'), health.modes ?? [], preferredMode(health.modes ?? []));
+  $('workbench-page').addEventListener('input', cleanOnInput);
   loadForm({});
   $('wb-add-step').addEventListener('click', () => {
     const li = stepRow();
@@ -251,7 +309,7 @@ export const initWorkbench = (health) => {
       $('import-text').value = '';
       refreshList();
     } catch (err) {
-      say(`Not imported: ${err.message}`, true);
+      say(`Not imported: ${inWords(err.message)}`, true);
     }
   });
   refreshList();

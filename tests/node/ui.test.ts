@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -11,8 +12,9 @@ import { startDev, type DevServer } from '../support/dev-server.mjs';
  * The web UI in real Chromium against a real `wrangler dev` with an OpenAI-compatible stub as the model.
  * Runs use the test-only `test-tool-loop` mode (TEST_MODE=true): it emits thought/action/observation triples
  * with a chosen delay, so a run is deterministic and slow enough to cut its stream mid-way.
- * UI_SCREENSHOTS=1 also writes docs/ui-ask.png and docs/ui-workbench.png.
+ * UI_SCREENSHOTS=1 also writes the screenshots in docs/ (1280 and 390 px wide).
  */
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 // Callbacks below run in the page; the project's lib has no DOM types, so name the page globals loosely here.
 declare const document: any;
 declare const window: any;
@@ -46,8 +48,8 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await stub?.close();
   });
 
-  const openPage = async (path: string) => {
-    const page = await browser.newPage({ viewport: { width: 900, height: 1100 } });
+  const openPage = async (path: string, viewport = { width: 900, height: 1100 }) => {
+    const page = await browser.newPage({ viewport });
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(String(e)));
     await page.goto(`${base}${path}`);
@@ -62,16 +64,37 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
       return route.continue({ postData: JSON.stringify({ ...body, options }) });
     });
 
+  /** axe-core in the page: the serious and critical violations, as "rule: target" lines. */
+  const axeProblems = async (page: Page) => {
+    await page.addScriptTag({ path: AXE });
+    const result = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ['violations'] }));
+    return (result.violations as any[])
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .flatMap((v) => v.nodes.map((n: any) => `${v.id}: ${n.target.join(' ')}`));
+  };
+
+  /** Presses Tab until the focused element matches, as a keyboard-only person would (at most 60 presses). */
+  const tabTo = async (page: Page, selector: string) => {
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press('Tab');
+      if (await page.evaluate((sel) => document.activeElement?.matches(sel) ?? false, selector)) return;
+    }
+    throw new Error(`Tab never reached ${selector}`);
+  };
+
   const cardIds = (page: Page) => page.$$eval('#cards > li', (els) => els.map((e) => Number(e.getAttribute('data-event-id'))));
   const cardKinds = (page: Page) => page.$$eval('#cards > li', (els) => els.map((e) => e.getAttribute('data-kind')));
 
   it('loads the ask page with the server modes and variants', async () => {
     const { page, problems } = await openPage('/');
-    expect(await page.title()).toBe('HumanIQ answers');
+    expect(await page.title()).toBe('Ask · HumanIQ answers');
     const modes = await page.$$eval('#mode option', (o) => o.map((x) => (x as any).value));
     expect(modes).toEqual(expect.arrayContaining(['parametric', 'program', 'rag', 'test-tool-loop']));
     const variants = await page.$$eval('#variant option', (o) => o.map((x) => (x as any).value));
-    expect(variants).toEqual(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'crag']);
+    expect(variants).toEqual(expect.arrayContaining(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'crag']));
+    // The empty state offers questions the offline snapshot answers; picking one fills the question box.
+    await page.click('#example-list button >> nth=0');
+    expect(await page.inputValue('#question')).toBe('In which city was the director of Forrest Gump born?');
     expect(await page.textContent('#model-status')).toContain('Model:');
     expect(await page.getAttribute('label[for="question"]', 'for')).toBe('question');
     expect(problems).toEqual([]);
@@ -92,7 +115,12 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     // Model text is shown as text: the markup appears literally and never runs.
     expect(await page.textContent('.answer-text')).toBe('<img src=x onerror="window.pwned=1">Paris');
     expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
-    expect(await page.textContent('#run-usage')).toContain('1 model calls, 2 tool calls');
+    expect(await page.textContent('#run-usage')).toContain('1 model call, 2 tool calls');
+    // The answer leads: its card's top is above the first step of the trace.
+    const answerTop = (await page.locator('#answer-panel').boundingBox())!.y;
+    const firstStepTop = (await page.locator('#cards > li').first().boundingBox())!.y;
+    expect(answerTop).toBeLessThan(firstStepTop);
+    expect(await page.textContent('#run-meter')).toMatch(/step \d+ of 40 · 1 of 40 model calls/);
 
     const url = new URL(page.url());
     expect(url.pathname).toMatch(/^\/runs\/[0-9a-f-]{36}$/);
@@ -112,7 +140,8 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.selectOption('#mode', 'parametric');
     await page.click('#ask-button');
     await page.waitForSelector('.answer .badge');
-    expect(await page.textContent('.answer .badge')).toBe('Single source');
+    // Only the model answered: the badge says so instead of claiming agreement.
+    expect(await page.textContent('.answer .badge')).toBe("Only the model's own knowledge answered: no evidence found");
     expect(await page.textContent('.per-source')).toContain("Model's own knowledge");
 
     // A mode the server does not know: the API's message is shown, not a blank page.
@@ -143,10 +172,119 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.close();
   });
 
+  it('says why a blank question cannot be asked, and what a missing run or link means', async () => {
+    const { page, problems } = await openPage('/');
+    await page.click('#ask-button');
+    expect(await page.textContent('#question-error')).toContain('Type a question first');
+    expect(await page.getAttribute('#question', 'aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('question');
+
+    const missing = await openPage('/runs/00000000-0000-4000-8000-000000000000');
+    await missing.page.waitForSelector('#run-error .error-box');
+    expect(await missing.page.textContent('#run-error')).toContain('There is no run with the id');
+    expect(await missing.page.textContent('#run-error')).not.toContain('Try again');
+    expect(await missing.page.textContent('#run-status')).toBe('Run not found.');
+    expect([...problems, ...missing.problems]).toEqual([]);
+    await missing.page.close();
+    await page.close();
+  });
+
+  it('shows live progress, cancels a run through the API, and lists it on the runs page', async () => {
+    stub.setScript({ final: ['Paris'] });
+    const { page, problems } = await openPage('/');
+    await withRunOptions(page, { calls: 30, delayMs: 400 });
+    await page.fill('#question', 'A run to cancel');
+    await page.selectOption('#mode', 'test-tool-loop');
+    await page.click('#ask-button');
+    await page.waitForFunction(() => document.querySelectorAll('#cards > li').length >= 3);
+    expect(await page.textContent('#run-meter')).toMatch(/^\d+ s · step \d+ of 40 · \d+ of 40 model calls · [\d,]+ tokens$/);
+    expect(await page.textContent('#answer-body')).toContain('Working on it');
+    await page.click('#cancel-button');
+    await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'Cancelled.', undefined, { timeout: 30_000 });
+    expect(await page.textContent('#answer-body')).toContain('cancelled before it found an answer');
+    const runId = new URL(page.url()).pathname.split('/').pop()!;
+    const view = (await (await fetch(`${base}/v1/runs/${runId}`)).json()) as any;
+    expect(view.status).toBe('cancelled');
+
+    // The runs page (through the nav, as a person would) lists it; route changes move focus and retitle the page.
+    await page.click('nav a[href="/runs"]');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('runs-heading');
+    expect(await page.title()).toBe('Recent runs · HumanIQ answers');
+    const row = page.locator(`#runs-rows tr[data-run-id="${runId}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('A run to cancel');
+    expect(await row.textContent()).toContain('cancelled');
+    await row.locator('a').click();
+    await page.waitForSelector('#cards > li');
+    expect(new URL(page.url()).pathname).toBe(`/runs/${runId}`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('has no serious or critical accessibility violations (ask: empty, running, done; runs; workbench)', async () => {
+    stub.setScript({ final: ['Paris'] });
+    const { page } = await openPage('/');
+    expect(await axeProblems(page)).toEqual([]);
+    await withRunOptions(page, { calls: 3, delayMs: 600 });
+    await page.fill('#question', 'What is the capital of France?');
+    await page.selectOption('#mode', 'test-tool-loop');
+    await page.click('#ask-button');
+    await page.waitForFunction(() => document.querySelectorAll('#cards > li').length >= 2);
+    expect(await axeProblems(page)).toEqual([]);
+    await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'Finished.', undefined, { timeout: 30_000 });
+    expect(await axeProblems(page)).toEqual([]);
+    // The trace is not a live region: only the announcer speaks, with status changes and the answer.
+    expect(await page.getAttribute('#cards', 'aria-live')).toBeNull();
+    expect(await page.textContent('#announcer')).toMatch(/Run finished\.|Answer: Paris\./);
+    for (const path of ['/runs', '/workbench']) {
+      const other = await openPage(path);
+      if (path === '/runs') await other.page.waitForSelector('#runs-rows tr, #runs-body p');
+      expect(await axeProblems(other.page), path).toEqual([]);
+      await other.page.close();
+    }
+    await page.close();
+  });
+
+  it('keyboard only: asks a question and opens the answer\'s first source', async () => {
+    stub.setScript({
+      agent: [
+        'Thought: Find the country on Wikidata.\nAction: getWikidataID\nAction Input: France',
+        'Thought: France is the country.\nFinal Answer: France',
+      ],
+      parametric: ['France'],
+      final: ['France'],
+    });
+    const { page, problems } = await openPage('/');
+    await page.selectOption('#mode', 'agent');
+    await page.evaluate(() => (document.activeElement as any)?.blur());
+    await tabTo(page, '#question');
+    await page.keyboard.type('Which country is the Eiffel Tower in?');
+    await page.keyboard.press('Control+Enter');
+    await page.waitForSelector('#answer-panel .sources a', { timeout: 60_000 });
+    const href = await page.getAttribute('#answer-panel .sources a >> nth=0', 'href');
+    // The machine is offline: the source's site is served by the test, so the new tab really loads it.
+    await page.context().route('https://www.wikidata.org/**', (route) => route.fulfill({ contentType: 'text/html', body: '<title>source</title>' }));
+    await tabTo(page, '#answer-panel .sources a');
+    const [popup] = await Promise.all([page.waitForEvent('popup'), page.keyboard.press('Enter')]);
+    expect(popup.url()).toBe(href);
+    expect(problems).toEqual([]);
+    await popup.close();
+    await page.close();
+  });
+
   it('workbench: solves a question by hand, saves it, and exports it in the few-shot library format', async () => {
     const { page, problems } = await openPage('/workbench');
     expect(await page.isVisible('#workbench-page')).toBe(true);
+    expect(await page.title()).toBe('Workbench · HumanIQ answers');
+    // An empty form explains what is missing in words, and an empty step list says what a step is.
+    await page.click('#wb-save');
+    expect(await page.textContent('#wb-message')).toBe('Not saved: Write the question before saving.');
+    expect(await page.textContent('#wb-steps')).toContain('No steps yet');
     await page.selectOption('#wb-benchmark', 'mintaka');
+    // Control characters typed or pasted are removed as they arrive.
+    await page.fill('#wb-question', 'Which\u0007 country');
+    await page.dispatchEvent('#wb-question', 'input');
+    expect(await page.inputValue('#wb-question')).toBe('Which country');
     await page.fill('#wb-question', 'Which country is the Eiffel Tower in?');
     await page.click('#wb-add-step');
     await page.getByLabel('Thought', { exact: true }).fill('Look the tower up on Wikipedia.');
@@ -162,7 +300,7 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     if (process.env.UI_SCREENSHOTS) await page.screenshot({ path: join(ROOT, 'docs/ui-workbench.png'), fullPage: true });
     await page.click('#wb-save');
     await page.waitForFunction(() => /^(Saved|Not saved)/.test(document.querySelector('#wb-message')?.textContent ?? ''));
-    expect(await page.textContent('#wb-message')).toMatch(/^Saved/);
+    expect(await page.textContent('#wb-message')).toBe('Saved (1 step).');
     await page.waitForFunction(() => (document.querySelector('#export-text')?.textContent ?? '').includes('Final Answer'));
 
     const exported = await page.textContent('#export-text');
@@ -179,27 +317,33 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.close();
   });
 
-  // Documentation only: an HQA agent run with a scripted model, photographed mid-run and at the end.
-  it.skipIf(!process.env.UI_SCREENSHOTS || !process.env.UI_AGENT_SCREENSHOT)('screenshots of an agent run', async () => {
-    stub.setScript({
-      agent: [
-        'Thought: I should find the Wikipedia page about the Eiffel Tower.\nAction: wikisearch\nAction Input: Eiffel Tower',
-        'Thought: The tower is a landmark of Paris. Let me confirm the country through Wikidata.\nAction: getWikidataID\nAction Input: France',
-        'Thought: Paris is the capital of France, so the tower is in France.\nFinal Answer: France',
-      ],
-      parametric: ['France'],
-      final: ['France'],
-    });
-    const { page } = await openPage('/');
-    await fetch(stub.url.replace(/\/v1$/, '/__latency'), { method: 'POST', body: JSON.stringify({ ms: 2500 }) });
-    await page.fill('#question', 'Which country is the Eiffel Tower in?');
-    await page.selectOption('#mode', 'agent');
-    await page.click('#ask-button');
-    await page.waitForFunction(() => document.querySelectorAll('#cards > li[data-kind="observation"]').length >= 1, undefined, { timeout: 60_000 });
-    await page.screenshot({ path: join(ROOT, 'docs/ui-ask.png'), fullPage: true });
-    await fetch(stub.url.replace(/\/v1$/, '/__latency'), { method: 'POST', body: JSON.stringify({ ms: 0 }) });
-    await page.waitForSelector('#cards > li[data-kind="answer"]', { timeout: 60_000 });
-    await page.screenshot({ path: join(ROOT, 'docs/ui-answer.png'), fullPage: true });
-    await page.close();
+  // Documentation only: an HQA agent run with a scripted model, photographed mid-run and at the end, 1280 and 390 px wide.
+  it.skipIf(!process.env.UI_SCREENSHOTS)('screenshots', async () => {
+    for (const [width, height, tag] of [[1280, 900, '1280'], [390, 844, '390']] as const) {
+      stub.setScript({
+        agent: [
+          'Thought: I should find the Wikipedia page about the Eiffel Tower.\nAction: wikisearch\nAction Input: Eiffel Tower',
+          'Thought: The tower is a landmark of Paris. Let me confirm the country through Wikidata.\nAction: getWikidataID\nAction Input: France',
+          'Thought: Paris is the capital of France, so the tower is in France.\nFinal Answer: France',
+        ],
+        parametric: ['France'],
+        final: ['France'],
+      });
+      const { page } = await openPage('/', { width, height });
+      await page.screenshot({ path: join(ROOT, `docs/ui-empty-${tag}.png`) });
+      await fetch(stub.url.replace(/\/v1$/, '/__latency'), { method: 'POST', body: JSON.stringify({ ms: 2500 }) });
+      await page.fill('#question', 'Which country is the Eiffel Tower in?');
+      await page.selectOption('#mode', 'agent');
+      await page.click('#ask-button');
+      await page.waitForFunction(() => document.querySelectorAll('#cards > li[data-kind="observation"]').length >= 1, undefined, { timeout: 60_000 });
+      await page.screenshot({ path: join(ROOT, `docs/ui-running-${tag}.png`) });
+      await fetch(stub.url.replace(/\/v1$/, '/__latency'), { method: 'POST', body: JSON.stringify({ ms: 0 }) });
+      await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'Finished.', undefined, { timeout: 60_000 });
+      await page.screenshot({ path: join(ROOT, `docs/ui-answer-${tag}.png`), fullPage: true });
+      await page.click('nav a[href="/runs"]');
+      await page.waitForSelector('#runs-rows tr');
+      await page.screenshot({ path: join(ROOT, `docs/ui-runs-${tag}.png`) });
+      await page.close();
+    }
   });
 });
