@@ -123,6 +123,9 @@ const follow = (options) => {
         if (!$('answer-body').querySelector('.answer')) {
           clear($('answer-body'));
           $('answer-body').append(h('p', { class: 'answer-none' }, data.status === 'cancelled' ? 'The run was cancelled before it found an answer.' : 'No answer was found. The steps below show what was tried.'));
+        } else if (data.status !== 'succeeded') {
+          // A run that ended early keeps what it had gathered; say plainly that it is not a finished answer.
+          $('answer-body').prepend(h('p', { class: 'answer-partial' }, data.status === 'cancelled' ? 'Partial answer: the run was cancelled before it finished.' : 'Partial answer: the run stopped before it finished.'));
         }
         announce(data.status === 'succeeded' ? 'Run finished.' : STATUS_TEXT[data.status] ?? `Run ${data.status}.`);
         return;
