@@ -174,6 +174,7 @@ const save = async (asNew) => {
     problem[1]?.focus();
     return;
   }
+  say('Saving…');
   try {
     const saved = id && !asNew ? await api('PUT', `/v1/demonstrations/${id}`, readForm()) : await api('POST', '/v1/demonstrations', readForm());
     loadForm(saved);
