@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -21,13 +21,17 @@ const ENVS: Array<[string, string]> = [...readFileSync(join(ROOT, 'wrangler.toml
 });
 
 beforeAll(() => {
-  // What `git clone` would give: the tracked and not-ignored files as they are in the work tree.
-  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
-    .stdout.split('\0')
-    .filter((f) => f && existsSync(join(ROOT, f)));
-  for (const f of files) {
-    mkdirSync(dirname(join(CLONE, f)), { recursive: true });
-    cpSync(join(ROOT, f), join(CLONE, f));
+  // What `git clone` would give: the tracked and not-ignored files as they are in the work tree. Outside a git
+  // checkout (a tarball), everything but what .gitignore names.
+  const git = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  if (git.status === 0) {
+    for (const f of git.stdout.split('\0').filter((f) => f && existsSync(join(ROOT, f)))) {
+      mkdirSync(dirname(join(CLONE, f)), { recursive: true });
+      cpSync(join(ROOT, f), join(CLONE, f));
+    }
+  } else {
+    const ignored = new Set(['node_modules', '.wrangler', '.git', 'out', 'test-results', join('src', 'generated')]);
+    cpSync(ROOT, CLONE, { recursive: true, filter: (src) => !ignored.has(relative(ROOT, src)) });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(CLONE, 'node_modules'), 'dir');
 });
