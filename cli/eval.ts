@@ -1,7 +1,7 @@
 /**
  * npm run eval -- --benchmark <name> --data <file> [--url <service url, default http://127.0.0.1:8787>] [--variant V] [--mode M]
  *   [--sample N --seed S] [--limit N] [--lang L] [--concurrency C] [--out dir] [--resume] [--api-key K]
- *   [--reference file] [--tables <WikiTables-WithLinks dir>] [--retries R] [--wikidata-api URL|none] [--labels file]
+ *   [--reference file] [--tables <WikiTables-WithLinks dir>] [--mmqa-dir <dir with MMQA_tables/texts/images.jsonl>] [--retries R] [--wikidata-api URL|none] [--labels file]
  *   [--judge [--judge-url URL --judge-model M --judge-key K]]
  * Asks every question through POST <url>/v1/answer, shows progress on stderr, and writes
  * predictions.jsonl, metrics.json and report.html into --out (default eval-results/<benchmark>).
@@ -50,7 +50,10 @@ const main = async () => {
   if (lang) process.stderr.write(`${loaded.length} questions have a ${lang} string (gold answers unchanged)\n`);
   // Questions whose evidence is missing are dropped before sampling, so a sample is drawn from askable questions.
   const tables = typeof args.tables === 'string' ? args.tables : undefined;
-  const prepared = prepareContexts(b, loaded, { tables });
+  const mmqaDir = typeof args['mmqa-dir'] === 'string' ? args['mmqa-dir'] : undefined;
+  if (tables && b !== 'hybridqa') fail('--tables applies to hybridqa only');
+  if (mmqaDir && b !== 'mmqa') fail('--mmqa-dir applies to mmqa only');
+  const prepared = prepareContexts(b, loaded, { tables, mmqaDir });
   if (prepared.note) process.stderr.write(`${prepared.note}\n`);
   let items = prepared.items;
   const sample = positive(args.sample, '--sample');
@@ -100,11 +103,11 @@ const main = async () => {
   };
   if (rehearsing) return rehearseCli(options);
   const summary = await runEvaluation({ ...options, url });
-  const missing = prepared.skipped ? `, ${prepared.skipped} not asked (no table)` : '';
+  const missing = prepared.skipped ? `, ${prepared.skipped} not asked (context missing)` : '';
   process.stderr.write(`asked ${summary.asked}, skipped ${summary.skipped} (resume)${missing}, errors ${summary.errors}\n`);
   process.stderr.write(`wrote ${summary.files.predictions}\n      ${summary.files.metrics}\n      ${summary.files.report}\n`);
   const out: Record<string, unknown> = { benchmark: summary.benchmark, n: summary.n, metrics: summary.metrics };
-  if (prepared.skipped) out.skippedNoTable = prepared.skipped;
+  if (prepared.skipped) out.skippedNoContext = prepared.skipped;
   if (summary.judge) out.judge = summary.judge;
   process.stdout.write(`${JSON.stringify(out)}\n`);
 };

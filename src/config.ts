@@ -52,7 +52,7 @@ export const configSchema = z
       .string()
       .optional()
       .transform((v) => (v ?? '*').split(',').map((o) => o.trim()).filter(Boolean)),
-    DEFAULT_VARIANT: z.enum(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'crag']).default('mintaka'),
+    DEFAULT_VARIANT: z.enum(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag']).default('mintaka'),
     /** A bundled few-shot library (`fewshot/<name>/`) the agent selects from instead of the variant's own. */
     FEWSHOT_LIBRARY: z
       .string()

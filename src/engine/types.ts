@@ -5,7 +5,7 @@ import type { LLM, Purpose } from '../llm/types';
 import type { ToolRegistry } from '../tools/types';
 import type { VectorIndex } from '../vectors/types';
 
-export const VARIANTS = ['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'crag'] as const;
+export const VARIANTS = ['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 /** What the caller sends to POST /v1/answer, after validation. */

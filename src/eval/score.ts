@@ -3,6 +3,7 @@ import { cragTotals, cragVerdict, cragExactVerdict, type CragJudge, type CragVer
 import { hybridqaExact, hybridqaF1, type HybridQAReference } from './metrics/hybridqa';
 import { scoreMintaka, type MintakaMode } from './metrics/mintaka';
 import { mmqaListEm, mmqaListF1 } from './metrics/mmqa';
+import { mmqaImageCounts, mmqaSpans } from './metrics/mmqa-images';
 import { qaldMacro, qaldQuestion, type PR } from './metrics/qald';
 import { qaldGoldKey, qaldSystemKeys } from './metrics/qald-answer';
 import type { QaldLabelTable } from './metrics/qald-labels';
@@ -171,14 +172,17 @@ export const scoreBenchmark = async (
       for (const item of items) {
         if (item.gold.kind !== 'mmqa') continue;
         const p = predictions.get(item.id);
-        const pred = predictionList(p)?.map(String) ?? predictionText(p);
+        const text = predictionText(p);
+        const pred = predictionList(p)?.map(String) ?? (text === undefined ? undefined : mmqaSpans(text, item.gold.answers.length));
         const e = pred === undefined ? 0 : mmqaListEm(pred, item.gold.answers);
         const f = pred === undefined ? 0 : mmqaListF1(pred, item.gold.answers);
         em.push(e);
         f1.push(f);
         push(item.id, e, !p);
       }
-      metrics = { em: percentMean(em), f1: percentMean(f1) };
+      const images = mmqaImageCounts(items, predictions);
+      metrics = { em: percentMean(em), f1: percentMean(f1), image_questions: images.imageQuestions, image_read: images.imageRead };
+      if (images.note) notes.push(images.note);
       break;
     }
     case 'crag': {

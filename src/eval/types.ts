@@ -39,6 +39,18 @@ export interface MMQAGold {
   kind: 'mmqa';
   answers: string[];
   modality?: string;
+  /** The modalities the question needs (`metadata.modalities`: table, text, image). */
+  modalities?: string[];
+  /** The question's context documents (`metadata.table_id`, `text_doc_ids`, `image_doc_ids`) and those that hold the answer. */
+  docs?: MMQADocs;
+}
+
+export interface MMQADocs {
+  tableId?: string;
+  textIds: string[];
+  imageIds: string[];
+  /** `supporting_context`: the documents the answer and intermediate answers come from. */
+  supporting: { id: string; part: string }[];
 }
 
 export interface CragGold {

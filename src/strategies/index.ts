@@ -42,7 +42,7 @@ export const strategyFor = (mode: string, config: Config): Strategy<any> | undef
 
 /** The mode a variant runs when the request names none (falls back to what is implemented). */
 export const defaultMode = (variant: Variant, config: Config): string => {
-  const preferred = variant === 'hybridqa' ? 'program' : variant === 'crag' ? 'rag' : 'agent';
+  const preferred = variant === 'hybridqa' || variant === 'mmqa' ? 'program' : variant === 'crag' ? 'rag' : 'agent';
   return strategyFor(preferred, config) ? preferred : 'parametric';
 };
 

@@ -126,7 +126,7 @@ describe('GET /healthz', () => {
     const res = await get('/healthz');
     const body = await res.json<any>();
     expect(body).toMatchObject({ ok: true, evidence: { kind: 'static' } });
-    expect(body.variants).toEqual(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'crag']);
+    expect(body.variants).toEqual(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag']);
     expect(body.modes).toContain('parametric');
   });
 });

@@ -97,7 +97,9 @@ describe('loaders on fixtures written from the official formats', () => {
     expect(items.map((i) => i.id)).toEqual(['m1', 'm2', 'm3']);
     expect(items[1].gold).toMatchObject({ answers: ['Notting Hill', 'Runaway Bride'], modality: 'table' });
     const r = await scoreBenchmark('mmqa', items, perfect(items));
-    expect(r.metrics).toEqual({ em: 100, f1: 100 });
+    // m3 needs an image; no run read one (the gold predictions carry no usage), and the notes say so.
+    expect(r.metrics).toEqual({ em: 100, f1: 100, image_questions: 1, image_read: 0 });
+    expect(r.notes?.join('\n')).toMatch(/1 of 3 questions need an image; no image was read .*LLM_MODEL_VISION/);
   });
 
   it('CRAG (bzip2): Python-literal alternative answers and page context', async () => {

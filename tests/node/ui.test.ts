@@ -91,7 +91,7 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     const modes = await page.$$eval('#mode option', (o) => o.map((x) => (x as any).value));
     expect(modes).toEqual(expect.arrayContaining(['parametric', 'program', 'rag', 'test-tool-loop']));
     const variants = await page.$$eval('#variant option', (o) => o.map((x) => (x as any).value));
-    expect(variants).toEqual(expect.arrayContaining(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'crag']));
+    expect(variants).toEqual(expect.arrayContaining(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag']));
     // The empty state offers questions the offline snapshot answers; picking one fills the question box.
     await page.click('#example-list button >> nth=0');
     expect(await page.inputValue('#question')).toBe('In which city was the director of Forrest Gump born?');

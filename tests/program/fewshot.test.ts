@@ -12,11 +12,20 @@ const tableOf = (example: string) => {
     Object.fromEntries(
       line.split(' | ').map((raw, j) => {
         const text = raw.replace(/ \[(passage|image)\]/g, '');
-        return [columns[j], { text, links: raw.includes('[passage]') ? [`/wiki/${text}`] : [], row: Number(i), column: columns[j] }];
+        return [columns[j], { text, links: /\[(passage|image)\]/.test(raw) ? [`/wiki/${text}`] : [], row: Number(i), column: columns[j] }];
       }),
     ),
   );
   return { title: /^Title: (.*)$/m.exec(example)![1], columns, rows };
+};
+
+const runsInSandbox = async (ex: string) => {
+  const r = await runProgram({
+    code: extractCode(ex)!,
+    args: [tableOf(ex) as unknown as Json],
+    hostFunctions: { extract_info: async () => '1950', check: checkValues({ llm: scriptedLLM({ check: Array(20).fill('true') }) }) },
+  });
+  return r.ok ? 'ok' : r.error;
 };
 
 describe('few-shot programs (fewshot/hybridqa)', () => {
@@ -32,11 +41,25 @@ describe('few-shot programs (fewshot/hybridqa)', () => {
   });
 
   it.each(programExamples(100).map((ex) => [/^Title: (.*)$/m.exec(ex)![1], ex]))('%s runs in the sandbox', async (_title, ex) => {
-    const r = await runProgram({
-      code: extractCode(ex)!,
-      args: [tableOf(ex) as unknown as Json],
-      hostFunctions: { extract_info: async () => '1950', check: checkValues({ llm: scriptedLLM({ check: Array(20).fill('true') }) }) },
-    });
-    expect(r.ok ? 'ok' : r.error).toBe('ok');
+    expect(await runsInSandbox(ex)).toBe('ok');
+  });
+});
+
+describe('few-shot programs (fewshot/mmqa)', () => {
+  const examples = programExamples(100, 'mmqa');
+
+  it('are MultiModalQA\'s own: table, text and image questions, including documents no cell links to', () => {
+    expect(examples.length).toBeGreaterThanOrEqual(6);
+    expect(examples).not.toEqual(programExamples(100));
+    expect(examples.some((ex) => ex.includes('[image]'))).toBe(true);
+    expect(examples.some((ex) => ex.includes('[passage]'))).toBe(true);
+    expect(examples.some((ex) => ex.includes('Images no cell links to'))).toBe(true);
+    expect(examples.some((ex) => ex.includes('Passages no cell links to'))).toBe(true);
+    // Any other variant is shown HybridQA's examples.
+    expect(programExamples(100, 'mintaka')).toEqual(programExamples(100));
+  });
+
+  it.each(programExamples(100, 'mmqa').map((ex) => [/^Title: (.*)$/m.exec(ex)![1] + ' / ' + /^Question: (.*)$/m.exec(ex)![1], ex]))('%s runs in the sandbox', async (_title, ex) => {
+    expect(await runsInSandbox(ex)).toBe('ok');
   });
 });

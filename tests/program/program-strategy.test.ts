@@ -96,18 +96,18 @@ describe('program strategy', () => {
     const llm = scriptedLLM({ code: [fence(`function solve(table) { return extract_info(table.rows[2]['Country'], 'the colours of the flag'); }`)] });
     const { events } = await drive('What colours are on the flag of the 2021 winner?', llm, marathonContext, { simplify: false, refineRounds: 0 });
     const [obs] = ofType(events, 'observation');
-    expect(JSON.stringify(obs.data.detail)).toMatch(/does not accept images/);
-    expect(llm.requests.some((r) => r.purpose === 'extract_info')).toBe(false);
+    expect(JSON.stringify(obs.data.detail)).toMatch(/the image could not be read .*set LLM_MODEL_VISION/);
+    expect(llm.requests.some((r) => r.purpose === 'extract_info' || r.purpose === 'vision')).toBe(false);
   });
 
-  it('sends the image to a model that accepts images', async () => {
+  it('sends the image to a model that accepts images, as a vision request', async () => {
     const llm = scriptedLLM(
-      { code: [fence(`function solve(table) { return extract_info(table.rows[2]['Country'], 'the colours of the flag'); }`)], extract_info: ['white and red'] },
+      { code: [fence(`function solve(table) { return extract_info(table.rows[2]['Country'], 'the colours of the flag'); }`)], vision: ['white and red'] },
       { acceptsImages: true },
     );
     const { events } = await drive('What colours are on the flag of the 2021 winner?', llm, marathonContext, { simplify: false });
     expect(ofType(events, 'answer')[0].data.answer).toBe('white and red');
-    const content = llm.requests.find((r) => r.purpose === 'extract_info')!.messages[1].content;
+    const content = llm.requests.find((r) => r.purpose === 'vision')!.messages[1].content;
     expect(content).toContainEqual({ type: 'image_url', image_url: { url: 'https://example.org/flag_japan.png' } });
   });
 

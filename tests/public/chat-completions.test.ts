@@ -98,7 +98,7 @@ describe('GET /v1/models', () => {
   it('lists one model per variant and variant:mode combinations', async () => {
     const models = await client().models.list();
     const ids = models.data.map((m) => m.id);
-    for (const v of ['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'crag']) expect(ids).toContain(v);
+    for (const v of ['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag']) expect(ids).toContain(v);
     expect(ids).toContain('mintaka:parametric');
     expect((await client().models.retrieve('hybridqa:program')).id).toBe('hybridqa:program');
   });

@@ -26,7 +26,7 @@ describe('GET /openapi.json', () => {
     const answer = doc.components.schemas.AnswerRequest;
     expect(answer.required).toEqual(['question']);
     expect(answer.additionalProperties).toBe(false);
-    expect(answer.properties.variant.enum).toEqual(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'crag']);
+    expect(answer.properties.variant.enum).toEqual(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag']);
     expect(doc.components.schemas.ChatCompletionRequest.required).toEqual(['model', 'messages']);
     expect(doc.components.schemas.DemonstrationInput.required).toEqual(expect.arrayContaining(['benchmark', 'question', 'steps']));
     expect(doc.paths['/v1/demonstrations'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DemonstrationInput' });

@@ -1,11 +1,14 @@
 /// <reference types="node" />
 import type { Benchmark, EvalItem } from '../types';
 import { hybridqaTables } from './hybridqa-tables';
+import { mmqaFiles } from './mmqa-files';
 
 /** Where the evidence of table benchmarks lives on disk (CLI flags `--tables`, `--mmqa-dir`). */
 export interface ContextSources {
   /** A WikiTables-WithLinks checkout (`tables_tok/`, `request_tok/`) for HybridQA. */
   tables?: string;
+  /** A folder with MMQA_tables.jsonl, MMQA_texts.jsonl, MMQA_images.jsonl and final_dataset_images/ for MultiModalQA. */
+  mmqaDir?: string;
 }
 
 export interface PreparedItems {
@@ -33,6 +36,26 @@ export const prepareContexts = (benchmark: Benchmark, items: EvalItem[], sources
       skipped,
       note: skipped ? `skipped ${skipped} of ${items.length} questions whose table is not in ${sources.tables}/tables_tok` : undefined,
       contextFor: (item) => tables.context(tableOf(item)),
+    };
+  }
+  if (benchmark === 'mmqa' && sources.mmqaDir) {
+    const files = mmqaFiles(sources.mmqaDir, items);
+    const kept: EvalItem[] = [];
+    let noTable = 0;
+    let noDocs = 0;
+    for (const item of items) {
+      const why = files.missing(item);
+      if (why === 'table') noTable++;
+      else if (why === 'documents') noDocs++;
+      else kept.push(item);
+    }
+    const skipped = noTable + noDocs;
+    const reasons = [noTable ? `${noTable} without their table` : '', noDocs ? `${noDocs} without a supporting text or image` : ''].filter(Boolean);
+    return {
+      items: kept,
+      skipped,
+      note: skipped ? `skipped ${skipped} of ${items.length} questions whose context is not in ${sources.mmqaDir}: ${reasons.join(', ')}` : undefined,
+      contextFor: (item) => files.context(item),
     };
   }
   return {

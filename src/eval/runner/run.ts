@@ -16,8 +16,8 @@ export interface RunOptions extends ClientOptions {
   contextFor?: (item: EvalItem) => unknown;
 }
 
-/** The service's variant names; MMQA has none of its own. */
-const SERVICE_VARIANTS = new Set(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'crag']);
+/** The service's variant names: one per benchmark. */
+const SERVICE_VARIANTS = new Set(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag']);
 
 export const defaultVariant = (b: Benchmark): string | undefined => (SERVICE_VARIANTS.has(b) ? b : undefined);
 

@@ -27,7 +27,7 @@ const LIBRARY_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /**
  * The library a run selects from: `options.library`, else the `FEWSHOT_LIBRARY` var, else the variant's own
- * (variants without one, hybridqa and crag, borrow mintaka's).
+ * (variants without one, hybridqa, mmqa and crag, borrow mintaka's).
  */
 export const libraryNameFor = (ctx: RunContext): string => {
   const asked = ctx.request.options?.library;

@@ -29,6 +29,12 @@ const linksOf = (v: Json, input: ProgramContext): string[] => {
 
 const firstLine = (text: string) => text.trim().split('\n')[0].replace(/^(answer|value)\s*:\s*/i, '').trim();
 
+/** What a program (and the eval report, which counts these) sees when only an image holds the answer and no model can see. */
+export const IMAGE_UNREADABLE = 'not available: the image could not be read';
+
+const imageUnreadable = (cell: string) =>
+  `${IMAGE_UNREADABLE} (linked to "${cell}"): no vision model is configured; set LLM_MODEL_VISION to a model that accepts images`;
+
 /** The paper's reply ends "So my answer is X."; anything else counts as not found. */
 const paperAnswer = (text: string) => {
   const m = [...text.matchAll(/so my answer is\s+(.+?)\s*\.?\s*$/gim)].at(-1);
@@ -45,9 +51,7 @@ const extractInfo = (ctx: RunContext, input: ProgramContext, recipe: Recipe): Ho
   const passages = links.filter((l) => l in input.passages).map((l) => input.passages[l]);
   const images = links.map((l) => input.images?.[l]).filter((u): u is string => !!u);
   if (!passages.length && !images.length) return `not available: no passage is linked to "${cellText(cell)}"`;
-  if (!passages.length && !ctx.llm.acceptsImages) {
-    return 'not available: the linked image cannot be read because the model in use does not accept images';
-  }
+  if (!passages.length && !ctx.llm.acceptsImages) return imageUnreadable(cellText(cell));
   const text = passages.join('\n\n').slice(0, MAX_PASSAGE_CHARS);
   const ask = `Cell: ${cellText(cell)}\n\nText:\n${text || '(see the image)'}\n\nInformation wanted: ${what}`;
   const withImages = ctx.llm.acceptsImages && images.length > 0;
@@ -55,8 +59,9 @@ const extractInfo = (ctx: RunContext, input: ProgramContext, recipe: Recipe): Ho
     ? [{ type: 'text', text: ask }, ...images.map((url): ContentPart => ({ type: 'image_url', image_url: { url } }))]
     : ask;
   const paper = recipe === 'paper';
+  // Image reads have their own purpose, so LLM_MODEL_VISION serves them and usage counts them apart.
   const reply = await ctx.llm.chat({
-    purpose: 'extract_info',
+    purpose: withImages ? 'vision' : 'extract_info',
     messages: [
       { role: 'system', content: (paper ? extractPaperPrompt : extractPrompt).trim() },
       { role: 'user', content },

@@ -77,8 +77,8 @@ const tableAnswer = (value: string, input: ProgramContext, confidence: AnswerDat
 const DESCRIBE_FIRST =
   'First describe your solution in a few sentences to make your plan clear, then write `function solve(table)` in one ```javascript code block.';
 
-const codeMessages = (table: SandboxTable, input: ProgramContext, question: string, examples: number, recipe: 'paper' | 'ours') => {
-  const shots = programExamples(examples);
+const codeMessages = (table: SandboxTable, input: ProgramContext, question: string, examples: number, recipe: 'paper' | 'ours', variant: string) => {
+  const shots = programExamples(examples, variant);
   const listing = linearise(table, input.passages, input.images ?? {});
   return [
     { role: 'system' as const, content: (recipe === 'paper' ? codePaperPrompt : codePrompt).trim() },
@@ -172,11 +172,11 @@ const writeProgram = async (state: ProgramState, ctx: RunContext, input: Program
   const table = toSandboxTable(input);
   const { recipe, examples } = options(ctx);
   const messages = !refine
-    ? codeMessages(table, input, state.question, examples, recipe)
+    ? codeMessages(table, input, state.question, examples, recipe, ctx.request.variant)
     : recipe === 'paper'
       ? // The paper continues the conversation: its code prompt, the program it wrote, then what went wrong.
         [
-          ...codeMessages(table, input, state.question, examples, recipe),
+          ...codeMessages(table, input, state.question, examples, recipe, ctx.request.variant),
           { role: 'assistant' as const, content: `\`\`\`javascript\n${state.code ?? ''}\n\`\`\`` },
           { role: 'user' as const, content: `${refinePaperPrompt.trim()}\n\nWhat happened:\n${state.failure ?? 'the result was empty'}` },
         ]

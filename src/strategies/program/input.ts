@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { unlinkedDocuments } from './unlinked';
 
 const cellSchema = z.object({ text: z.coerce.string(), links: z.array(z.string()).optional() });
 
@@ -85,5 +86,6 @@ export const linearise = (table: SandboxTable, passages: Record<string, string>,
     lines.push(`row ${row[table.columns[0]].row}: ${cells.join(' | ')}`);
   }
   if (table.rows.length > MAX_PROMPT_ROWS) lines.push(`(${table.rows.length - MAX_PROMPT_ROWS} more rows not shown; table.rows has them all)`);
+  lines.push(...unlinkedDocuments(table, passages, images));
   return lines.join('\n');
 };
