@@ -5,12 +5,13 @@ import { localEmbedder } from '../../src/embeddings';
 import { createEvidence } from '../../src/evidence';
 import { checkQuery } from '../../src/evidence/sparql/safety';
 import { tokenize } from '../../src/evidence/sparql/tokenize';
-import { parseProcess, type SolutionProcess } from '../../src/fewshot/library';
+import { bundledLibraryNames, parseProcess, type SolutionProcess } from '../../src/fewshot/library';
 import { bundle, type BundledFile } from '../../src/generated/bundle';
 import { scriptedLLM } from '../../src/llm/scripted';
 import { extractQuery } from '../../src/tools/generate-query';
 import { hqaTools } from '../../src/tools';
 import { toolRegistry, type ToolContext } from '../../src/tools/types';
+import { checkImportedFile } from './imported-check';
 
 /**
  * Replays every few-shot solution process of the HQA libraries against the bundled snapshot with the real tools.
@@ -138,5 +139,27 @@ for (const library of LIBRARIES) {
       const questions = files.map((f) => parseFile(f).question.trim().toLowerCase());
       expect(new Set(questions).size).toBe(questions.length);
     });
+  });
+}
+
+/**
+ * Libraries imported with `npm run fewshot:import` (a `library.json` manifest beside the files). Their observations came
+ * from the live world, so they are checked for format and tool names only (see imported-check.ts), and against their
+ * manifest. None is committed: they appear here when a user has imported one into this checkout.
+ */
+const manifests = new Map(
+  (bundle.fewshotMeta ?? []).map((f) => [f.file.replace(/\\/g, '/').replace(/^fewshot\/([^/]+)\/library\.json$/, '$1'), JSON.parse(f.text) as { format: string; processes: number }]),
+);
+for (const library of bundledLibraryNames().filter((n) => !(LIBRARIES as readonly string[]).includes(n) && manifests.has(n))) {
+  const files = filesOf(library);
+  describe(`imported few-shot library ${library} (${manifests.get(library)!.format}; format and tool names only)`, () => {
+    it('holds the processes its manifest lists', () => {
+      expect(files).toHaveLength(manifests.get(library)!.processes);
+    });
+    for (const f of files) {
+      it(`${f.file} parses and names only our tools, with inputs they accept`, () => {
+        expect(checkImportedFile(f.file, f.text).problems).toEqual([]);
+      });
+    }
   });
 }
