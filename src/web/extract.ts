@@ -1,7 +1,7 @@
-import { Parser } from 'htmlparser2';
 import { skipReason } from './boilerplate';
 import { collapseWhitespace } from './clean-text';
 import { mergeTables, parseSpan, tableAsText, tableToMarkdown, type MarkdownTable, type RawRow, type RawTable, type TableOptions } from './table';
+import { buildTree, type TreeLimits, type TreeReport } from './tree-builder';
 
 /** Elements whose edges end a run of text: their content is a block of its own. */
 const BLOCK_TAGS = new Set([
@@ -20,7 +20,11 @@ export interface ExtractOptions {
   maxTables: number;
   /** A container this link-heavy (share of its text inside links) with at least 3 links is a menu. */
   maxLinkDensity: number;
+  limits: TreeLimits;
 }
+
+// A table inside a table is layout; each level re-reads the text of the levels inside it, so the levels are capped.
+const MAX_TABLE_DEPTH = 8;
 
 export interface Extracted {
   title: string;
@@ -30,11 +34,15 @@ export interface Extracted {
   /** Text characters dropped by class/id heuristics, kept so the caller can tell an over-eager drop. */
   droppedByClass: number;
   keptChars: number;
+  /** What the depth cap and the work budget did to this page. */
+  report: TreeReport;
 }
 
 interface Frame {
   name: string;
   skipping: boolean;
+  /** This element started an entry of the table stack. */
+  table?: boolean;
   container?: { blocks: number; tables: number; chars: number; linkChars: number; links: number };
 }
 
@@ -46,9 +54,9 @@ interface TableBuild extends RawTable {
 }
 
 /**
- * One pass of htmlparser2's streaming tokenizer over the page: no DOM is built, which keeps large pages
- * (1.5 MB) in tens of milliseconds. Boilerplate subtrees are skipped as they open; tables are collected
- * cell by cell and judged when they close.
+ * One pass of htmlparser2's streaming tokenizer over the page (see tree-builder.ts): no DOM is built, which
+ * keeps large pages (1.5 MB) in tens of milliseconds and hostile ones linear. Boilerplate subtrees are
+ * skipped as they open; tables are collected cell by cell and judged when they close.
  */
 export const extract = (html: string, options: ExtractOptions): Extracted => {
   const blocks: string[] = [];
@@ -97,7 +105,8 @@ export const extract = (html: string, options: ExtractOptions): Extracted => {
     }
   };
 
-  const parser = new Parser(
+  const report = buildTree(
+    html,
     {
       onopentag(name, attribs) {
         if (name === 'title' && !title) inTitle = true;
@@ -115,12 +124,16 @@ export const extract = (html: string, options: ExtractOptions): Extracted => {
         }
         const frame: Frame = { name, skipping: false };
         const table = tableStack[tableStack.length - 1];
-        if (name === 'table') {
+        if (name === 'table' && tableStack.length < MAX_TABLE_DEPTH) {
           if (table) table.hasNestedTable = true;
           flush();
+          frame.table = true;
           tableStack.push({ caption: '', rows: [], hasNestedTable: false, row: null, cell: null, inHead: false, inCaption: false });
         } else if (table) {
-          if (name === 'tr') {
+          if (name === 'table') {
+            table.hasNestedTable = true;
+            if (table.cell) table.cell.text += ' ';
+          } else if (name === 'tr') {
             table.row = { cells: [], inHead: table.inHead };
             table.rows.push(table.row);
           } else if (name === 'td' || name === 'th') {
@@ -177,7 +190,7 @@ export const extract = (html: string, options: ExtractOptions): Extracted => {
         }
         if (name === 'a' && linkDepth > 0) linkDepth--;
         const table = tableStack[tableStack.length - 1];
-        if (name === 'table' && table) {
+        if (frame.table && table) {
           tableStack.pop();
           closeTable(table);
           return;
@@ -204,14 +217,12 @@ export const extract = (html: string, options: ExtractOptions): Extracted => {
         }
       },
     },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true },
+    options.limits,
   );
-  parser.write(html);
-  parser.end();
   flush();
   // Tables left open by a truncated page still count.
   while (tableStack.length) closeTable(tableStack.pop()!);
   flush();
   const keptChars = blocks.reduce((n, b) => n + b.length, 0);
-  return { title: collapseWhitespace(title), blocks, tables, droppedByClass, keptChars };
+  return { title: collapseWhitespace(title), blocks, tables, droppedByClass, keptChars, report };
 };

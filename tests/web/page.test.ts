@@ -92,7 +92,7 @@ describe('processPage: tables', () => {
 
 describe('processPage: hostile input never throws', () => {
   it('handles empty and whitespace pages', () => {
-    expect(processPage('')).toEqual({ title: '', text: '', chunks: [], tables: [] });
+    expect(processPage('')).toEqual({ title: '', text: '', chunks: [], tables: [], notes: [] });
     expect(processPage('   \n ').chunks).toEqual([]);
     expect(processPage(null).chunks).toEqual([]);
   });

@@ -16,6 +16,9 @@ export const formatReferences = (refs: Reference[]): string => {
 /** Everything the reasoning step weighs, in one user message. */
 export const reasoningInput = (question: string, queryTime: string | undefined, state: RagState): string => {
   const parts = [`Question: ${question}`, `Query time: ${queryTime ?? 'unknown'}`, formatReferences(state.refs)];
+  if (state.pageNotes?.length) {
+    parts.push(`Notes on the pages (the evidence from these pages is partial):\n${state.pageNotes.map((n) => `- ${escapeData(n)}`).join('\n')}`);
+  }
   if (state.kgResults.length) {
     parts.push(formatReferences(state.kgResults.map((k) => ({ kind: 'kg', title: k.endpoint, text: k.result }))).replace('<references>', '<references source="knowledge API">'));
   }

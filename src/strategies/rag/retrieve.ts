@@ -27,13 +27,15 @@ interface Collected {
   chunks: Candidate[];
   tables: (MarkdownTable & { page: number })[];
   pages: { title: string; url?: string; kind: Reference['kind'] }[];
+  notes: string[];
 }
 
 const fromSuppliedPages = (pages: z.infer<typeof pageSchema>[]): Collected => {
-  const out: Collected = { chunks: [], tables: [], pages: [] };
+  const out: Collected = { chunks: [], tables: [], pages: [], notes: [] };
   pages.forEach((p, i) => {
     const processed = processPage(p.html);
     const title = processed.title || p.url || `page ${i + 1}`;
+    for (const note of processed.notes) out.notes.push(`${title.slice(0, 80)}: ${note}`);
     out.pages.push({ title: p.lastModified ? `${title} (last modified ${p.lastModified})` : title, url: p.url || undefined, kind: 'web' });
     for (const c of processed.chunks) out.chunks.push({ text: c, page: i });
     for (const t of processed.tables) out.tables.push({ ...t, page: i });
@@ -43,7 +45,7 @@ const fromSuppliedPages = (pages: z.infer<typeof pageSchema>[]): Collected => {
 
 /** Without supplied pages: the top Wikipedia pages for the question, chunked the same way. */
 const fromWikipedia = async (ctx: RunContext): Promise<Collected> => {
-  const out: Collected = { chunks: [], tables: [], pages: [] };
+  const out: Collected = { chunks: [], tables: [], pages: [], notes: [] };
   const evidence = ctx.evidence();
   const hits = await evidence.search(ctx.request.question, WIKI_PAGES);
   for (const hit of hits.slice(0, WIKI_PAGES)) {
@@ -97,14 +99,14 @@ export const retrieveStep = async (state: RagState, ctx: RunContext, o: RagOptio
     .map((p) => ({ title: p.title, url: p.url, kind: p.kind === 'wikipedia' ? 'wikipedia' : 'web' }));
   const summary = refs.map((r, i) => `[${i + 1}] ${r.kind} · ${r.title.slice(0, 60)}: ${r.text.slice(0, 100).replace(/\n/g, ' ')}`).join('\n');
   return {
-    state: { ...state, refs, sources, phase: 'calculator' },
+    state: { ...state, refs, sources, pageNotes: collected.notes.length ? collected.notes : undefined, phase: 'calculator' },
     events: [
       { type: 'action', data: { tool: 'retrieve', input: { question, pages: pages.length || 'wikipedia', ranking: embedder ? `${embedder.name}+bm25` : 'bm25' } } },
       {
         type: 'observation',
         data: {
           tool: 'retrieve',
-          output: `${collected.pages.length} pages, ${collected.chunks.length} chunks, ${collected.tables.length} tables → kept ${topChunks.length} chunks and ${keptTables.length} tables (${o.tableChars - budget} of ${o.tableChars} table characters)\n${summary}`,
+          output: `${collected.pages.length} pages, ${collected.chunks.length} chunks, ${collected.tables.length} tables → kept ${topChunks.length} chunks and ${keptTables.length} tables (${o.tableChars - budget} of ${o.tableChars} table characters)\n${summary}${collected.notes.map((n) => `\nnote: ${n}`).join('')}`,
           ms: Date.now() - started,
         },
       },

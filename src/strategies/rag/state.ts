@@ -18,6 +18,8 @@ export interface RagState {
   attribute?: { dynamism: 'static' | 'dynamic' | 'unknown'; domain: string; votes: Record<string, number> };
   refs: Reference[];
   sources: Source[];
+  /** What page processing cut or ignored, per page, so the reasoning knows the evidence is partial. */
+  pageNotes?: string[];
   calculations: { expression: string; value: string; votes: number }[];
   parametric?: { answer: string; falsePremise: boolean };
   kgCalls: KgCall[];
