@@ -4,7 +4,7 @@ import type { EventInput, Variant } from '../../src/engine/types';
 import type { ChatRequest } from '../../src/llm/types';
 import { scriptedLLM, type Script } from '../../src/llm/scripted';
 import { ragStrategy } from '../../src/strategies/rag';
-import { planKgCalls } from '../../src/strategies/rag/kg/rules';
+import { planKgCalls, runPlan } from '../../src/strategies/rag/kg/rules';
 import { driveStrategy } from '../helpers/drive';
 
 const text = (r: ChatRequest) => r.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
@@ -188,6 +188,19 @@ describe('CRAG final system: KG by entity extraction and rule-based calls', () =
     expect(api.seen.map((s) => s.endpoint)).toEqual(['open/search_entity_by_name', 'open/get_entity']);
     expect(api.seen[1].body).toEqual({ query: 'Lake Baikal' });
     expect(answerOf(events).answer).toBe('1,642 m');
+  });
+
+  it('keeps a plan within its request cap, refuses invalid arguments unsent, and sends nothing for a cancelled run', async () => {
+    const api = cragApi();
+    const plan = planKgCalls('music', { artist: ['A', 'B', 'C'] }, 'where was the artist born and when did they die?');
+    const results = await runPlan('http://kg.test/api', plan, { maxRequests: 2 });
+    expect(api.seen).toHaveLength(2);
+    expect(results.filter((r) => !r.error)).toHaveLength(0); // the stand-in has no music endpoints: 404s
+    const bad = await runPlan('http://kg.test/api', [{ endpoint: 'music/get_billboard_rank_date', args: { rank: 500 } }]);
+    expect(bad[0].error).toMatch(/^not sent: .*rank/);
+    expect(api.seen).toHaveLength(2);
+    await runPlan('http://kg.test/api', [{ resolve: 'entity', name: 'Baikal' }], { signal: AbortSignal.abort() });
+    expect(api.seen).toHaveLength(2);
   });
 
   it('sends nothing when the extractor finds no entity', async () => {

@@ -60,13 +60,16 @@ export const trimResult = (value: unknown): string => {
 };
 
 /** POSTs one validated call to the CRAG API; returns the trimmed `result`, or throws with a short reason. */
-export const callKg = async (baseUrl: string, call: KgCall, timeoutMs = 10_000): Promise<string> => {
+export const callKg = async (baseUrl: string, call: KgCall, timeoutMs = 10_000, runSignal?: AbortSignal): Promise<string> => {
   const url = `${baseUrl.replace(/\/+$/, '')}/${call.endpoint}`;
+  // A cancelled or timed-out run stops its pending KG request too, not only after it returns.
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = runSignal && typeof AbortSignal.any === 'function' ? AbortSignal.any([runSignal, timeout]) : timeout;
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(call.args),
-    signal: AbortSignal.timeout(timeoutMs),
+    signal,
   });
   if (!res.ok) throw new Error(`HTTP ${res.status}`);
   const body = (await res.json()) as { result?: unknown };

@@ -103,8 +103,21 @@ const firstString = (json: string): string | undefined => {
   }
 };
 
-/** Runs a plan against the CRAG API: every call is validated against its endpoint schema before it is sent. */
-export const runPlan = async (baseUrl: string, plan: RulePlan, maxRequests = 8): Promise<KgResult[]> => {
+export interface PlanLimits {
+  /** Requests sent at most, resolutions included. */
+  maxRequests: number;
+  /** No new request starts after this long (the clock moves across I/O, so this holds in workerd). */
+  budgetMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs a plan against the CRAG API: every call is validated against its endpoint schema before it is sent; the
+ * calls go one after another (a resolution feeds the next), within a request count and a time budget.
+ */
+export const runPlan = async (baseUrl: string, plan: RulePlan, limits: Partial<PlanLimits> = {}): Promise<KgResult[]> => {
+  const { maxRequests = 8, budgetMs = 20_000, signal } = limits;
+  const started = Date.now();
   const results: KgResult[] = [];
   let sent = 0;
   const send = async (call: KgCall): Promise<string | undefined> => {
@@ -113,10 +126,14 @@ export const runPlan = async (baseUrl: string, plan: RulePlan, maxRequests = 8):
       results.push({ ...call, result: '', error: `not sent: ${checked.error}` });
       return undefined;
     }
-    if (sent >= maxRequests) return undefined;
+    if (sent >= maxRequests || signal?.aborted) return undefined;
+    if (Date.now() - started > budgetMs) {
+      results.push({ ...checked.call, result: '', error: `not sent: the KG step used its ${budgetMs} ms` });
+      return undefined;
+    }
     sent++;
     try {
-      const result = await callKg(baseUrl, checked.call);
+      const result = await callKg(baseUrl, checked.call, 10_000, signal);
       results.push({ ...checked.call, result });
       return result;
     } catch (err) {
