@@ -14,7 +14,9 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
 import oxigraph from 'oxigraph';
+import { checkBudget } from '../src/evidence/sparql/budget';
 import { prepareQuery } from '../src/evidence/sparql/prepare';
+import { createOxigraph } from '../src/generated/oxigraph/engine.js';
 import { searchCorpus } from '../src/evidence/static/corpus';
 import { parsePage } from '../src/evidence/static/pages';
 
@@ -52,6 +54,32 @@ const oneHop = 'SELECT ?place ?placeLabel WHERE { wd:Q42 wdt:P19 ?place . SERVIC
 const plain = 'SELECT ?place WHERE { wd:Q42 wdt:P19 ?place }';
 for (const [name, q] of [['SPARQL one-hop (plain)', plain], ['SPARQL one-hop + label service', oneHop]] as const) {
   report(name, await time(500, () => store.query(prepareQuery(q, { emulateWdqs: true, maxRows: 1000 }).text, { results_format: 'application/sparql-results+json' })));
+}
+
+// The engine the Worker really runs: the same oxigraph with the work meter and memory cap compiled in
+// (cli/build-oxigraph.mjs), and the pre-run budget check (parse + estimate) that every static query passes.
+const metered = createOxigraph(new WebAssembly.Module(readFileSync(join(root, 'src/generated/oxigraph/engine.wasm'))));
+const meteredStore = new metered.Store();
+for (const f of graph) meteredStore.load(f.text, { format: 'text/turtle' });
+const select = (text: string) => JSON.parse(String(meteredStore.query(text, { results_format: 'application/sparql-results+json' }))).results.bindings;
+const [all] = select('SELECT (COUNT(*) AS ?n) (COUNT(DISTINCT ?s) AS ?ns) (COUNT(DISTINCT ?o) AS ?no) WHERE { ?s ?p ?o }');
+const stats = {
+  triples: Number(all.n.value),
+  subjects: Number(all.ns.value),
+  objects: Number(all.no.value),
+  predicates: new Map<string, { count: number; subjects: number; objects: number }>(
+    select('SELECT ?p (COUNT(*) AS ?n) (COUNT(DISTINCT ?s) AS ?ns) (COUNT(DISTINCT ?o) AS ?no) WHERE { ?s ?p ?o } GROUP BY ?p').map(
+      (r: Record<string, { value: string }>) => [r.p.value, { count: Number(r.n.value), subjects: Number(r.ns.value), objects: Number(r.no.value) }],
+    ),
+  ),
+};
+for (const [name, q] of [['metered engine: one-hop (plain)', plain], ['metered engine: one-hop + label service', oneHop]] as const) {
+  const text = prepareQuery(q, { emulateWdqs: true, maxRows: 1000 }).text;
+  report(name, await time(500, () => {
+    metered.exports.__fuel.value = 20_000_000;
+    return meteredStore.query(text, { results_format: 'application/sparql-results+json' });
+  }));
+  report(`budget check (parse + estimate): ${name.slice(16)}`, await time(500, () => checkBudget(text, stats)));
 }
 
 if (pages.length) {

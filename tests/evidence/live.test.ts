@@ -93,6 +93,32 @@ describe('live evidence against a fake Wikimedia', () => {
     expect(calls).toHaveLength(1);
   });
 
+  it('refuses hostile SPARQL shapes (deep nesting, operator chains, huge text) before any request', async () => {
+    const calls = fakeServer(() => json({ head: { vars: [] }, results: { bindings: [] } }));
+    for (const q of [`SELECT * WHERE ${'{'.repeat(1000)}${'}'.repeat(1000)}`, `SELECT * WHERE { FILTER(${'!'.repeat(400)}true) }`, `SELECT * WHERE { ?s ?p "${'x'.repeat(20_000)}" }`]) {
+      await expect(live().sparql(q)).rejects.toMatchObject({ code: 'refused' });
+    }
+    expect(calls).toHaveLength(0);
+  });
+
+  it('bounds a slow query service: headers then a body that never ends fails as a timeout', async () => {
+    // Like a real connection, the fake's body ends with an error when the request's signal fires.
+    fakeServer((_url, init) => {
+      const body = new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"head":'));
+          init.signal?.addEventListener('abort', () => controller.error(init.signal?.reason));
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'application/json' } });
+    });
+    const slow = createLiveEvidence(mirror, { cache: null, timeoutMs: 50 });
+    const err = await slow.sparql('SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EvidenceError);
+    expect(err).toMatchObject({ code: 'timeout' });
+    expect((err as Error).message).toMatch(/did not finish its answer within/);
+  });
+
   it('retries on 429 honouring Retry-After, then succeeds', async () => {
     let n = 0;
     const calls = fakeServer(() => (++n === 1 ? new Response('slow down', { status: 429, headers: { 'retry-after': '0' } }) : json({ query: { search: [] } })));

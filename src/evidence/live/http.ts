@@ -81,9 +81,23 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
     }
   };
 
-  const parse = async (res: Response, url: URL): Promise<unknown> => {
+  // The per-attempt timeout signal also covers the body: an endpoint that sends headers and then trickles stays bounded.
+  const readText = async (res: Response, url: URL): Promise<string> => {
     try {
-      return await res.json();
+      return await res.text();
+    } catch (err) {
+      const name = (err as Error)?.name;
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new EvidenceError(`${url.host} did not finish its answer within ${Math.round(timeoutMs / 1000)} s.`, 'timeout');
+      }
+      throw new EvidenceError(`${url.host} broke off its answer: ${(err as Error).message}`, 'upstream');
+    }
+  };
+
+  const parse = async (res: Response, url: URL): Promise<unknown> => {
+    const text = await readText(res, url);
+    try {
+      return JSON.parse(text);
     } catch {
       throw new EvidenceError(`${url.host} sent a response that is not JSON.`, 'upstream');
     }
@@ -95,7 +109,7 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
       const hit = cache ? await cache.match(key).catch(() => undefined) : undefined;
       if (hit) return parse(hit, url);
       const res = await send(url, { headers: { 'user-agent': options.userAgent, accept } });
-      const text = await res.text();
+      const text = await readText(res, url);
       if (cache) {
         const stored = new Response(text, { headers: { 'content-type': 'application/json', 'cache-control': `public, max-age=${ttl}` } });
         await cache.put(key, stored).catch(() => undefined);

@@ -11,9 +11,10 @@ export interface GraphStats {
 
 /**
  * Estimated intermediate rows one query may build. The engine's own work meter (about 120 units per row) stops
- * anything that slips through at about a third of a million rows; refusing earlier gives the agent advice instead.
+ * anything that slips through at roughly the same size; refusing before running gives the agent advice instead.
+ * The few-shot libraries and the QALD gold queries estimate at most 35,000.
  */
-export const MAX_ESTIMATED_ROWS = 250_000;
+export const MAX_ESTIMATED_ROWS = 150_000;
 
 type Hazard =
   | { kind: 'cartesian'; left: number; right: number; text: string }

@@ -7,10 +7,11 @@ import { EvidenceError, type SparqlResults } from '../types';
 
 /**
  * Work units one query may spend (one unit = one function entry or loop turn inside the engine). About 60 million
- * units run per second on this machine's V8, so the default stops a query after well under a second, while a full
+ * units run per second on this machine's V8, so the default stops a query after about a third of a second (legit
+ * queries of the few-shot libraries and the QALD gold set use at most 160,000), while a full
  * scan of the ~5,000-triple snapshot costs about 0.6 million.
  */
-export const DEFAULT_QUERY_WORK = 40_000_000;
+export const DEFAULT_QUERY_WORK = 20_000_000;
 const FULL_TANK = 0x7fffffff;
 /** Serialised results larger than this are refused before JSON.parse makes a second, bigger copy. */
 const MAX_RESULT_CHARS = 8_000_000;
