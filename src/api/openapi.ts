@@ -30,7 +30,20 @@ const usageSchema: Json = {
     toolCalls: { type: 'integer' },
     promptTokens: { type: 'integer' },
     completionTokens: { type: 'integer' },
-    byPurpose: { type: 'object' },
+    byPurpose: {
+      type: 'object',
+      description: 'per purpose (agent, code, check, attribute, vision, …): calls, promptTokens, completionTokens, the model that served it, and models (calls per model) when more than one did',
+      additionalProperties: {
+        type: 'object',
+        properties: {
+          calls: { type: 'integer' },
+          promptTokens: { type: 'integer' },
+          completionTokens: { type: 'integer' },
+          model: { type: 'string' },
+          models: { type: 'object', additionalProperties: { type: 'integer' } },
+        },
+      },
+    },
     byTool: { type: 'object' },
   },
 };

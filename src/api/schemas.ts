@@ -72,6 +72,11 @@ export const answerRequestSchema = z
         message: `options.recipe must be one of: ${RECIPES.join(', ')} (see docs/FIDELITY.md)`,
         path: ['recipe'],
       })
+      .describe(
+        'Per-request knobs. recipe: "ours" (default) or "paper" (program and rag modes run the published recipe; docs/FIDELITY.md). ' +
+          'rag: dynamicPolicy ("abstain" | "answer"; abstain is the crag default), attributeSamples, kgMode ("rules" | "calls"), tableChars, topChunks, maxTables. ' +
+          'program: refineRounds, simplify, fewshot. agent: fewshot, k, seed, maxIterations, answerStyle, abstain. limits: {maxSteps, maxLLMCalls, maxWallMs, maxTokens}.',
+      )
       .optional(),
   })
   .strict();
