@@ -310,7 +310,9 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
       return { state, done: true, events: [{ type: 'answer', data: { ...answer, entities } }] };
     },
 
-    partial(state): AnswerData {
+    partial(state): AnswerData | null {
+      // No state: the run failed in start (e.g. an unknown few-shot library), before anything was gathered.
+      if (!state) return null;
       const answers = agentAnswers(state);
       const answer = bestAvailable(answers);
       const { entities } = entitiesFromTrace(state.turns, answer);

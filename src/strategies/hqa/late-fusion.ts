@@ -76,7 +76,8 @@ export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {})
     return { state, done: true, events: [{ type: 'answer', data: { ...answer, entities } }] };
   },
 
-  partial(state): AnswerData {
+  partial(state): AnswerData | null {
+    if (!state) return null;
     const answers = combined(state);
     const answer = bestAvailable(answers);
     const { entities } = entitiesFromTrace(turnsOf(state), answer);
