@@ -2,7 +2,7 @@
  * npm run eval -- --benchmark <name> --data <file> [--url <service url, default http://127.0.0.1:8787>] [--variant V] [--mode M]
  *   [--sample N --seed S] [--limit N] [--lang L] [--concurrency C] [--out dir] [--resume] [--api-key K]
  *   [--reference file] [--tables <WikiTables-WithLinks dir>] [--mmqa-dir <dir with MMQA_tables/texts/images.jsonl>] [--retries R] [--wikidata-api URL|none] [--labels file]
- *   [--judge [--judge-url URL --judge-model M --judge-key K]]
+ *   [--judge [--judge-url URL --judge-model M --judge-key K]] [--recipe paper] [--rehearse]
  * Asks every question through POST <url>/v1/answer, shows progress on stderr, and writes
  * predictions.jsonl, metrics.json and report.html into --out (default eval-results/<benchmark>).
  */
@@ -99,6 +99,7 @@ const main = async () => {
     wikidataApi,
     labelsFile: typeof args.labels === 'string' ? args.labels : undefined,
     sample: sample ? { n: sample, seed } : undefined,
+    options: typeof args.recipe === 'string' ? { recipe: args.recipe } : undefined,
     progress: process.stderr,
   };
   if (rehearsing) return rehearseCli(options);

@@ -30,6 +30,8 @@ export interface EvaluationOptions {
   /** `--judge` on a benchmark without a judge of its own: a model-judged accuracy beside the exact metrics. */
   answerJudge?: CragJudge & { calls?: () => number };
   contextFor?: (item: EvalItem) => unknown;
+  /** Options sent with every question (`--recipe`). */
+  options?: Record<string, unknown>;
   /** QALD: the language the questions are asked in (default en). */
   language?: string;
   /** QALD: the Wikibase api.php that names the gold entities; undefined = use only the cached table. */
@@ -100,6 +102,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     retries: o.retries,
     backoffMs: o.backoffMs,
     contextFor: o.contextFor,
+    options: o.options,
     onPrediction: (p) => appendFileSync(predictionsPath, `${JSON.stringify(p)}\n`),
     onProgress: (done, total, errs) => bar?.update({ done, total, errors: errs, elapsedMs: Date.now() - started }),
   });
@@ -141,6 +144,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     mode: mode ?? null,
     url: o.url,
     ...(o.sample ? { sample: o.sample } : {}),
+    ...(o.options ? { options: o.options } : {}),
     ...(o.benchmark === 'qald9plus' ? { language } : {}),
     errors: [...predictions.values()].filter((p) => p.error && wanted.has(p.id)).length,
     ...(dynamic ? { crag: { dynamicPolicy: RUNNER_SETS_DYNAMIC_POLICY ? 'set by the runner' : 'variant default', ...dynamic } } : {}),

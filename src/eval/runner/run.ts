@@ -12,6 +12,8 @@ export interface RunOptions extends ClientOptions {
   /** Called with every finished prediction, in completion order (append it to predictions.jsonl). */
   onPrediction: (p: Prediction) => void | Promise<void>;
   onProgress?: (done: number, total: number, errors: number) => void;
+  /** Options sent with every question (e.g. `recipe`), on top of the benchmark's own (Mintaka's booleanStyle). */
+  options?: Record<string, unknown>;
   /** Builds the `context` of a request; defaults to the item's own context. */
   contextFor?: (item: EvalItem) => unknown;
 }
@@ -78,7 +80,8 @@ export const runQuestions = async (items: readonly EvalItem[], opts: RunOptions)
     while (next < todo.length) {
       const item = todo[next++];
       const context = opts.contextFor ? opts.contextFor(item) : item.context;
-      const options = defaultOptions(opts.benchmark);
+      const merged = { ...(defaultOptions(opts.benchmark) ?? {}), ...(opts.options ?? {}) };
+      const options = Object.keys(merged).length ? merged : undefined;
       const body = {
         question: item.question,
         ...(variant ? { variant } : {}),
