@@ -116,6 +116,16 @@ describe.skipIf(!existsSync(DATA))('rehearsal: gold answers through the real ser
     expect(r.main).toBe(100);
   }, 120_000);
 
+  it('MultiModalQA (program mode, the 8 real dev questions the official-format fixture covers): EM 100', async () => {
+    const loaded = loadBenchmark('mmqa', read('mmqa/MMQA_dev_first300.jsonl.gz'));
+    const prepared = prepareContexts('mmqa', loaded, { mmqaDir: join(ROOT, 'tests/fixtures/mmqa') });
+    expect(prepared.items).toHaveLength(8);
+    const { r } = await run('mmqa', prepared.items, { contextFor: prepared.contextFor });
+    expectExplained(r, 8);
+    expect(r.mode).toBe('program');
+    expect(r.main).toBe(100);
+  }, 120_000);
+
   it('CRAG (rag mode, the 5 real examples): score 100 but for the dynamic question the crag variant abstains on', async () => {
     const items = loadBenchmark('crag', read('crag/sample5.jsonl.gz'));
     const { r, outDir } = await run('crag', items);
