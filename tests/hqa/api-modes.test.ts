@@ -36,11 +36,10 @@ describe('the paper\'s modes through POST /v1/answer', () => {
     expect(String(merge.messages[1].content)).toMatch(/Context:\n<<<EVIDENCE\nHis page says he was born in Chicago\.\n\nWikidata lists Chicago\./);
   });
 
-  it('an unknown options.library ends the run with a clear error', async () => {
-    installScript({});
-    const res = await post('/v1/answer', { question: QUESTION, mode: 'structured-only', options: { library: 'no-such-library' } }, { accept: 'text/event-stream' });
-    const events = await readSse(res);
-    const error = events.find((e) => e.event === 'error');
-    expect(error?.data.message).toMatch(/no few-shot library "no-such-library"/);
+  it('an unknown options.library is refused with 400 and the names that exist', async () => {
+    const res = await post('/v1/answer', { question: QUESTION, mode: 'structured-only', options: { library: 'no-such-library' } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.message).toMatch(/options.library must name a bundled few-shot library: .*mintaka/);
   });
 });
