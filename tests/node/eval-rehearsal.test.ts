@@ -1,4 +1,5 @@
 /// <reference types="node" />
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -136,4 +137,31 @@ describe.skipIf(!existsSync(DATA))('rehearsal: gold answers through the real ser
     expect(metrics.crag).toMatchObject({ dynamicPolicy: 'variant default' });
     expect(metrics.crag.abstainedOnDynamic).toBe(r.explained.length);
   }, 120_000);
+});
+
+describe.skipIf(!existsSync(DATA))('npm run eval -- --rehearse', () => {
+  it('starts its own service and stub, prints the main metric and names the quirk of each item below 100', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'rehearsal-cli-'));
+    try {
+      const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((ok) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'cli/eval.ts', '--rehearse', '--benchmark', 'crag', '--data', join(DATA, 'crag/sample5.jsonl.gz'), '--out', out], {
+          cwd: ROOT,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let o = '';
+        let e = '';
+        child.stdout.on('data', (d) => (o += d));
+        child.stderr.on('data', (d) => (e += d));
+        child.on('close', (c) => ok({ code: c, stdout: o, stderr: e }));
+      });
+      expect(code, stderr).toBe(0);
+      const summary = JSON.parse(stdout.trim().split('\n').at(-1)!);
+      expect(summary).toMatchObject({ rehearsal: true, benchmark: 'crag', mode: 'rag', n: 5, errors: 0, unexplained: 0 });
+      expect(summary.main.score).toBe(100 - 20 * summary.explained);
+      if (summary.explained) expect(stderr).toMatch(/crag-dynamic-abstains/);
+      expect(existsSync(join(out, 'report.html'))).toBe(true);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 150_000);
 });

@@ -4,6 +4,8 @@ import { labelsFromTrace, type Turn } from './trace';
 
 /** Items of one answer linked at most (a list answer of 50 films links its first 25). */
 const MAX_ITEMS = 25;
+/** Lookups per answer: live evidence makes each one a request, and a Worker's subrequests are capped. */
+const MAX_LOOKUPS = 20;
 /** Longer items are sentences, not names: they are not looked up. */
 const MAX_ITEM_WORDS = 10;
 
@@ -81,7 +83,9 @@ export const answerEntities = async (ctx: RunContext, turns: readonly Turn[], an
   } catch {
     return entities;
   }
+  let budget = MAX_LOOKUPS;
   const lookup = async (item: string): Promise<AnswerEntity | undefined> => {
+    if (budget-- <= 0) return undefined;
     try {
       const id = await evidence.wikidataId(item);
       return id && /^Q\d+$/.test(id) ? { id, label: item } : undefined;
