@@ -154,7 +154,7 @@ const demonstrationPaths = (input: Json): Paths => {
 
 const documented = (): Paths => ({
   '/healthz': {
-    get: { ...open, summary: 'Service health: model, evidence, variants, modes and whether auth is on', operationId: 'health', responses: { 200: { description: 'health', content: jsonContent({ type: 'object' }) } } },
+    get: { ...open, summary: 'Service health: model, evidence (the static store answers a trivial query on every call; ok is false when it does not), variants, modes and whether auth is on', operationId: 'health', responses: { 200: { description: 'health', content: jsonContent({ type: 'object' }) } } },
   },
   '/openapi.json': {
     get: { ...open, summary: 'This document', operationId: 'openapi', responses: { 200: { description: 'OpenAPI 3.1 document', content: jsonContent({ type: 'object' }) } } },

@@ -86,6 +86,14 @@ describe('hostile SPARQL on the static store', () => {
     await expectWorkingTools();
   });
 
+  it('a skewed join the estimate lets through is stopped by the engine meter, with advice about its unbound pattern', async () => {
+    // Few objects (wd:Q5, wd:Q6581097, ...) carry most of the triples, so the average-based estimate is low.
+    const out = await tool('runQuery', 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?c . ?d ?f ?g }');
+    expect(out).toMatch(/^Error: Refused: the query needed more work than one query may spend, and was stopped\./);
+    expect(out).toMatch(/In this query: .*fixes none of subject, predicate and object/);
+    await expectWorkingTools();
+  });
+
   it('rebuilds the store after a real engine trap (deep nesting straight to the engine)', async () => {
     const engine = graphEngine(bundle.graph);
     const before = engine.status().restarts;

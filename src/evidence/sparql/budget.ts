@@ -1,4 +1,4 @@
-import { checkCost, type GraphStats } from './cost';
+import { checkCost, costAdvice, type GraphStats } from './cost';
 import { checkValuesSize } from './limits';
 import { parseShape } from './parse-shape';
 import type { Pattern, QueryShape } from './query-shape';
@@ -33,13 +33,23 @@ const shapeCells = (q: QueryShape) => valuesCells(q.where) + valuesCells(q.value
  * (cost.ts). A query this parser does not understand is left to the engine, whose work meter still bounds it.
  */
 export const checkBudget = (query: string, stats: GraphStats, maxRows?: number): void => {
-  const sig = significant(tokenize(query));
-  let shape: QueryShape;
-  try {
-    shape = parseShape(sig, declaredPrefixes(sig));
-  } catch {
-    return;
-  }
+  const shape = shapeOf(query);
+  if (!shape) return;
   checkValuesSize(shapeCells(shape));
   checkCost(shape, stats, maxRows);
+};
+
+/** What in this query makes it expensive, for a query the engine had to stop (empty when nothing stands out). */
+export const explainCost = (query: string, stats: GraphStats): string => {
+  const shape = shapeOf(query);
+  return shape ? costAdvice(shape, stats).join(' ') : '';
+};
+
+const shapeOf = (query: string): QueryShape | null => {
+  try {
+    const sig = significant(tokenize(query));
+    return parseShape(sig, declaredPrefixes(sig));
+  } catch {
+    return null;
+  }
 };

@@ -207,10 +207,8 @@ export const estimateCost = (shape: QueryShape, stats: GraphStats): { rows: numb
 
 const round = (n: number) => (n >= 1e15 ? 'more than 10^15' : n >= 1e4 ? `about ${Number(n.toPrecision(2)).toLocaleString('en-US')}` : `about ${Math.round(n)}`);
 
-/** Refuses a query whose estimated work is over budget, with advice that names the pattern to change. */
-export const checkCost = (shape: QueryShape, stats: GraphStats, maxRows = MAX_ESTIMATED_ROWS): void => {
-  const { work, hazards } = estimateCost(shape, stats);
-  if (work <= maxRows) return;
+/** Advice that names what to change: unconnected parts, patterns without a fixed term, unbound closures. */
+export const costAdvice = (shape: QueryShape, stats: GraphStats, hazards = estimateCost(shape, stats).hazards): string[] => {
   const advice: string[] = [];
   const cartesian = hazards.filter((h) => h.kind === 'cartesian');
   const unbound = hazards.filter((h) => h.kind === 'unbound');
@@ -234,6 +232,14 @@ export const checkCost = (shape: QueryShape, stats: GraphStats, maxRows = MAX_ES
         'start it from an entity id or from a variable that another pattern binds first.',
     );
   }
+  return advice;
+};
+
+/** Refuses a query whose estimated work is over budget, with advice that names the pattern to change. */
+export const checkCost = (shape: QueryShape, stats: GraphStats, maxRows = MAX_ESTIMATED_ROWS): void => {
+  const { work, hazards } = estimateCost(shape, stats);
+  if (work <= maxRows) return;
+  const advice = costAdvice(shape, stats, hazards);
   if (shape.materialises) advice.push('ORDER BY, GROUP BY and aggregates such as COUNT need every row before the first answer, so LIMIT does not make them cheaper.');
   if (!advice.length) advice.push('Make it more selective: bind subjects or objects to entity ids, use fixed properties, and join fewer patterns.');
   throw new EvidenceError(

@@ -113,6 +113,8 @@ export class GraphEngine {
 
   private fault(err: unknown, live: Live, outOfWork: boolean): EvidenceError {
     const memoryUsed = live.ox.exports.memory.buffer.byteLength;
+    // Forget the store without calling into the broken instance, so no finaliser ever does either.
+    (live.store as unknown as { __destroy_into_raw?: () => number }).__destroy_into_raw?.();
     this.live = null;
     this.restarts++;
     const detail = err instanceof Error ? err.message : String(err);

@@ -1,6 +1,6 @@
 import { bundle as generatedBundle, type BundledFile } from '../../generated/bundle';
 import { propertiesOf, toEntityId } from '../shared/entities';
-import { checkBudget } from '../sparql/budget';
+import { checkBudget, explainCost } from '../sparql/budget';
 import { finishResults, prepareQuery } from '../sparql/prepare';
 import { ENTITY_IRI, RDFS_LABEL, SCHEMA_DESCRIPTION } from '../sparql/prefixes';
 import { EvidenceError, type EntityLabel, type Evidence } from '../types';
@@ -84,8 +84,15 @@ export const createStaticEvidence = (options: StaticOptions): Evidence => {
     },
     async sparql(query) {
       const prepared = prepareQuery(query, { emulateWdqs: true, maxRows });
-      checkBudget(prepared.text, engine().stats(), options.maxEstimatedRows);
-      return finishResults(engine().query(prepared.text, options.maxQueryWork), maxBytes);
+      const stats = engine().stats();
+      checkBudget(prepared.text, stats, options.maxEstimatedRows);
+      try {
+        return finishResults(engine().query(prepared.text, options.maxQueryWork), maxBytes);
+      } catch (err) {
+        // Stopped by the engine's own budget: point at what the estimate sees as the expensive part, if anything.
+        const advice = err instanceof EvidenceError && err.code === 'too_large' ? explainCost(prepared.text, stats) : '';
+        throw advice ? new EvidenceError(`${err instanceof Error ? err.message : ''} In this query: ${advice}`, 'too_large') : err;
+      }
     },
     async labels(ids, language = 'en') {
       const clean = [...new Set(ids.map(toEntityId).filter((x): x is string => !!x))].slice(0, 200);
