@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadQald9Plus } from '../../src/eval/loaders/qald9plus';
 import type { QaldLabelTable } from '../../src/eval/metrics/qald-labels';
 import { fetchLabels } from '../../src/eval/node/wikidata-labels';
+import { renderReport } from '../../src/eval/report/html';
 import { indexPredictions, scoreBenchmark } from '../../src/eval/score';
 import type { EvalItem, Prediction } from '../../src/eval/types';
 import { startWikidataApi } from '../support/wikidata-api-stub.mjs';
@@ -93,6 +94,14 @@ describe.skipIf(!existsSync(QALD))('QALD scoring on the real QALD-9-Plus file (h
     const extra = await score(q, [{ id: '84', answer: 'Richard Nixon, Lyndon B. Johnson, John F. Kennedy and Gerald Ford' }], table);
     expect(extra.metrics.precision).toBe(75);
     expect(extra.metrics.recall).toBe(100);
+  });
+
+  it('the report names the gold entities of a failure from the label table', async () => {
+    const q = one('84');
+    const preds = indexPredictions([{ id: '84', answer: 'Gerald Ford' }]);
+    const result = await score(q, [{ id: '84', answer: 'Gerald Ford' }], table);
+    const html = renderReport(q, preds, result, { scoring: { qaldLabels: table, language: 'en' } });
+    expect(html).toContain('Richard Nixon / Richard Milhous Nixon / Nixon');
   });
 
   it('an alias in the question language maps to the gold IRI; --lang de uses German names', async () => {

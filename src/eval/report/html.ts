@@ -1,5 +1,6 @@
 import type { EvalItem, Prediction, ScoreResult } from '../types';
 import type { ScoreOptions } from '../score';
+import { judgeReference } from '../judge-reference';
 import { analyse, goldText, percentile, type GroupStat } from './analysis';
 import { escapeHtml, safeHref } from './escape';
 import { barChart, groupedBarChart, histogram } from './svg';
@@ -62,7 +63,7 @@ export const renderReport = (items: readonly EvalItem[], predictions: Map<string
   const failureRows = failures
     .map(({ item, prediction, score }) => {
       const answer = prediction?.error ? `<span class="err">${escapeHtml(clip(prediction.error))}</span>` : prediction ? escapeHtml(clip(String(prediction.answer ?? ''))) : '<span class="err">no prediction</span>';
-      return `<tr><td><code>${escapeHtml(item.id)}</code></td><td>${escapeHtml(clip(item.question))}</td><td>${escapeHtml(clip(goldText(item.gold)))}</td>` +
+      return `<tr><td><code>${escapeHtml(item.id)}</code></td><td>${escapeHtml(clip(item.question))}</td><td>${escapeHtml(clip(item.gold.kind === 'qald9plus' && meta.scoring?.qaldLabels ? judgeReference(item, meta.scoring.qaldLabels, meta.scoring.language) : goldText(item.gold)))}</td>` +
         `<td>${answer}</td><td class="num">${fmt(score.score * 100, 0)}</td><td>${escapeHtml(prediction?.confidence ?? '')}</td><td>${runLink(meta.url, prediction?.runId)}</td></tr>`;
     })
     .join('');
