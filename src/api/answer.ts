@@ -64,7 +64,7 @@ export const createRun = async (
 };
 
 export const answerRoutes = new Hono<{ Bindings: Env; Variables: CallerVariables }>().post('/v1/answer', async (c) => {
-  const body = await readJsonBody(c, answerRequestSchema);
+  const body = await readJsonBody(c, answerRequestSchema, { allowContext: true });
   const { runId, stub, request } = await createRun(c.env, body, runScope(c));
   if (wantsEventStream(c.req.header('accept'))) {
     // The `run` event is stored by now; send it at once and follow with the object's stream from after it,

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { loadConfig } from '../config';
 import { HttpError } from './errors';
+import { rateLimited, takeToken } from './rate-limit';
 
 /** What the auth step learnt about the caller; the rate limiter buckets by it. */
 export type CallerVariables = { caller: string };
@@ -47,8 +48,15 @@ export const requireApiKey = (): MiddlewareHandler<{ Bindings: Env; Variables: C
   }
   const token = bearerToken(c.req.header('authorization'));
   const challenge = { 'www-authenticate': 'Bearer realm="humaniq"' };
-  if (!token) throw new HttpError(401, 'unauthorized', 'this API needs a key: send "Authorization: Bearer <key>"', challenge);
-  if (!(await matchesAnyKey(token, config.API_KEYS))) throw new HttpError(401, 'unauthorized', 'the API key is not valid', challenge);
+  // A failed attempt costs the client's address a token of its bucket, so a flood of guesses is throttled
+  // (loopback included: with keys configured nobody is exempt from paying for a wrong one).
+  const refuse = async (message: string): Promise<never> => {
+    const verdict = await takeToken(c.env, `ip:${clientAddress(c.req)}`, config.RATE_LIMIT_PER_MINUTE);
+    if (verdict && !verdict.allowed) throw rateLimited(config.RATE_LIMIT_PER_MINUTE, verdict);
+    throw new HttpError(401, 'unauthorized', message, challenge);
+  };
+  if (!token) return refuse('this API needs a key: send "Authorization: Bearer <key>"');
+  if (!(await matchesAnyKey(token, config.API_KEYS))) return refuse('the API key is not valid');
   c.set('caller', `key:${hex(await sha256(token)).slice(0, 32)}`);
   return next();
 };

@@ -8,15 +8,77 @@ const describeIssue = (issue: z.core.$ZodIssue) => {
   return `${where}${issue.message}`;
 };
 
+export interface BodyLimits {
+  /** The route takes `context` (pages, tables, passages): up to 16 MB, of which at most 64 KB outside it. */
+  allowContext?: boolean;
+}
+
 /**
- * Reads a JSON body under the contract's limits: 64 KB without `context`, 16 MB with it (4 MB per page).
- * Every violation is a 400 or 413 with a message that says what to change.
+ * JSON and only JSON. A browser may send `text/plain`, form encodings or a typeless Blob to any origin without a
+ * CORS preflight ("simple requests"), so accepting those would let any web page start runs on an open server.
  */
-export const readJsonBody = async <T>(c: Context, schema: z.ZodType<T>): Promise<T> => {
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
+
+const assertJsonContentType = (header: string | undefined) => {
+  const [type, ...params] = (header ?? '').split(';').map((p) => p.trim().toLowerCase());
+  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  if (!JSON_MEDIA_TYPE.test(type) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+    throw new HttpError(415, 'unsupported_media_type', `send the body as JSON with "Content-Type: application/json" (got ${header ? JSON.stringify(header.slice(0, 100)) : 'none'})`);
+  }
+};
+
+/** Reads the body as a stream and stops at `cap` bytes, so an oversized body is never buffered whole. */
+const readCapped = async (body: ReadableStream<Uint8Array> | null, cap: number): Promise<Uint8Array> => {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > cap) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(`request body is over ${cap} bytes`);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return bytes;
+};
+
+/** UTF-8 length of a string without encoding it (a lone surrogate counts as the 3 bytes of U+FFFD). */
+export const utf8Length = (text: string): number => {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+};
+
+/**
+ * Reads a JSON body under the contract's limits, all in bytes: 64 KB, or on a route that takes `context` 16 MB of
+ * which at most 64 KB outside `context` and 4 MB per page. Every violation is a 400, 413 or 415 with a message that
+ * says what to change.
+ */
+export const readJsonBody = async <T>(c: Context, schema: z.ZodType<T>, limits: BodyLimits = {}): Promise<T> => {
+  assertJsonContentType(c.req.header('content-type'));
+  const cap = limits.allowContext ? MAX_CONTEXT_BODY_BYTES : MAX_BODY_BYTES;
   const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > MAX_CONTEXT_BODY_BYTES) throw tooLarge(`request body is ${declared} bytes; the limit is ${MAX_CONTEXT_BODY_BYTES} bytes`);
-  const bytes = new Uint8Array(await c.req.arrayBuffer());
-  if (bytes.byteLength > MAX_CONTEXT_BODY_BYTES) throw tooLarge(`request body is over ${MAX_CONTEXT_BODY_BYTES} bytes`);
+  if (declared > cap) throw tooLarge(`request body is ${declared} bytes; the limit is ${cap} bytes${limits.allowContext ? '' : ' (this route takes no context)'}`);
+  const bytes = await readCapped(c.req.raw.body, cap);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
@@ -31,15 +93,22 @@ export const readJsonBody = async <T>(c: Context, schema: z.ZodType<T>): Promise
     throw new HttpError(400, 'invalid_json', 'request body is not valid JSON');
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new HttpError(400, 'invalid_request', 'request body must be a JSON object');
-  const hasContext = 'context' in raw && (raw as { context?: unknown }).context != null;
-  if (!hasContext && bytes.byteLength > MAX_BODY_BYTES) {
-    throw tooLarge(`request body is ${bytes.byteLength} bytes; without context the limit is ${MAX_BODY_BYTES} bytes`);
+  if (bytes.byteLength > MAX_BODY_BYTES) {
+    // Only real evidence earns the larger limit: `"context": 1` beside 15 MB of anything else does not.
+    const context = (raw as { context?: unknown }).context;
+    const isContext = context !== null && typeof context === 'object' && !Array.isArray(context);
+    const outside = isContext ? utf8Length(JSON.stringify({ ...(raw as object), context: null })) : bytes.byteLength;
+    if (outside > MAX_BODY_BYTES) {
+      throw tooLarge(`request body has ${outside} bytes outside context; the limit is ${MAX_BODY_BYTES} bytes (only pages, tables and passages in context may be larger)`);
+    }
   }
   const pages = (raw as { context?: { pages?: unknown } }).context?.pages;
   if (Array.isArray(pages)) {
     pages.forEach((p, i) => {
       const html = (p as { html?: unknown })?.html;
-      if (typeof html === 'string' && html.length > MAX_PAGE_BYTES) throw tooLarge(`context.pages.${i}.html is over ${MAX_PAGE_BYTES} bytes`);
+      if (typeof html === 'string' && html.length > MAX_PAGE_BYTES / 3 && utf8Length(html) > MAX_PAGE_BYTES) {
+        throw tooLarge(`context.pages.${i}.html is over ${MAX_PAGE_BYTES} bytes of UTF-8`);
+      }
     });
   }
   const parsed = schema.safeParse(raw);

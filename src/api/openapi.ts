@@ -115,8 +115,9 @@ const ERROR_TEXT: Record<number, string> = {
 const runIdParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
 
 const LIMITS_TEXT =
-  `Limits: body ≤ ${MAX_BODY_BYTES} bytes without \`context\`, ≤ ${MAX_CONTEXT_BODY_BYTES} bytes with it; question ≤ ${MAX_QUESTION_CHARS} characters ` +
-  `after Unicode NFC and removal of control characters; each page's html ≤ ${MAX_PAGE_BYTES} bytes, ≤ 50 pages; table ≤ 200 columns × 5,000 rows.`;
+  `Limits (bytes of UTF-8; 413 over them): body ≤ ${MAX_BODY_BYTES} bytes, or with a \`context\` object ≤ ${MAX_CONTEXT_BODY_BYTES} bytes of which ≤ ${MAX_BODY_BYTES} outside it; ` +
+  `each page's html ≤ ${MAX_PAGE_BYTES} bytes, ≤ 50 pages; table ≤ 200 columns × 5,000 rows. Question ≤ ${MAX_QUESTION_CHARS} characters ` +
+  `after Unicode NFC and removal of control characters (400 over it). Content-Type must be application/json (415 otherwise).`;
 
 type Operation = Json & { summary: string };
 type Paths = Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', Operation>>>;

@@ -16,25 +16,31 @@ import { HttpError } from './errors';
  */
 const LOCAL_CALLERS = new Set(['ip:unknown', 'ip:127.0.0.1', 'ip:::1']);
 
+/** Takes one token from the caller's bucket; undefined when the limiter cannot be reached (the request goes on). */
+export const takeToken = async (env: Env, caller: string, limit: number): Promise<TakeResult | undefined> => {
+  try {
+    const ns = env.RATE_LIMITER as DurableObjectNamespace<RateLimiter>;
+    return (await ns.get(ns.idFromName(caller)).take(limit)) as TakeResult;
+  } catch (err) {
+    console.warn('rate limiter unavailable; request allowed', err instanceof Error ? err.name : typeof err);
+    return undefined;
+  }
+};
+
+export const rateLimited = (limit: number, result: TakeResult) =>
+  new HttpError(429, 'rate_limited', `over the limit of ${limit} requests per minute; retry in ${result.retryAfterSeconds} s`, {
+    'retry-after': String(result.retryAfterSeconds),
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': '0',
+  });
+
 export const rateLimit = (): MiddlewareHandler<{ Bindings: Env; Variables: CallerVariables }> => async (c, next) => {
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
   const limit = config.RATE_LIMIT_PER_MINUTE;
   const caller = c.get('caller') ?? 'ip:unknown';
   if (LOCAL_CALLERS.has(caller)) return next();
-  let result: TakeResult | undefined;
-  try {
-    const ns = c.env.RATE_LIMITER as DurableObjectNamespace<RateLimiter>;
-    result = (await ns.get(ns.idFromName(caller)).take(limit)) as TakeResult;
-  } catch (err) {
-    console.warn('rate limiter unavailable; request allowed', err instanceof Error ? err.name : typeof err);
-  }
-  if (result && !result.allowed) {
-    throw new HttpError(429, 'rate_limited', `over the limit of ${limit} requests per minute; retry in ${result.retryAfterSeconds} s`, {
-      'retry-after': String(result.retryAfterSeconds),
-      'x-ratelimit-limit': String(limit),
-      'x-ratelimit-remaining': '0',
-    });
-  }
+  const result = await takeToken(c.env, caller, limit);
+  if (result && !result.allowed) throw rateLimited(limit, result);
   await next();
   if (result) {
     c.header('x-ratelimit-limit', String(limit));
