@@ -211,7 +211,10 @@ export class AgentRun extends DurableObject<Env> {
       // A cancel or the watchdog may have ended the run while this step ran; its result is not wanted then.
       if (this.endedMeanwhile()) return;
       const next: RunMeta = { ...meta, state: outcome.state, usage, steps: meta.steps + 1 };
-      if (outcome.done) return void (await this.finish(next, 'succeeded', outcome.events, config));
+      if (outcome.done) {
+        const ending = honestEnding(outcome.events);
+        return void (await this.finish(next, ending.status, ending.events, config));
+      }
       this.append(next, outcome.events, config);
       // A step that ran past the wall time (synchronous work holds the timer back) is kept, and ends the run.
       if (Date.now() - meta.startedAt > limits.maxWallMs) {
@@ -338,6 +341,21 @@ export class AgentRun extends DurableObject<Env> {
     return loadConfig(this.env as unknown as Record<string, unknown>);
   }
 }
+
+/**
+ * A run succeeds only with an answer: a strategy that ends with an error event, or with no answer or an empty
+ * one, ends `failed` (with an error that says so), never `succeeded` with answer "". "I don't know" is an answer.
+ */
+export const honestEnding = (events: EventInput[]): { status: RunStatus; events: EventInput[] } => {
+  const answer = [...events].reverse().find((e) => e.type === 'answer');
+  const answered = answer?.type === 'answer' && answer.data.answer.trim() !== '';
+  const failed = events.some((e) => e.type === 'error');
+  if (answered && !failed) return { status: 'succeeded', events };
+  // An empty answer is no answer: drop it rather than show "" as the run's result.
+  const kept = events.filter((e) => !(e.type === 'answer' && !e.data.answer.trim()));
+  if (failed) return { status: 'failed', events: kept };
+  return { status: 'failed', events: [...kept, { type: 'error', data: { code: 'no_answer', message: 'the run ended without an answer' } }] };
+};
 
 const wallTimeError = (limitMs: number, overran = false) =>
   new LimitError('wallTime', overran ? `a step ran past the run's wall-time limit of ${limitMs} ms` : `the run reached its wall-time limit of ${limitMs} ms`);

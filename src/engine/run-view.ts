@@ -24,6 +24,7 @@ export const runView = (r: RunRecord) => {
     answers: answer?.answers ?? {},
     sources: answer?.sources ?? [],
     confidence: answer?.confidence ?? null,
+    agreementSources: answer?.agreementSources ?? [],
     entities: answer?.entities ?? [],
     error: error ? error.data : null,
     steps: r.events

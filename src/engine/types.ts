@@ -38,6 +38,11 @@ export interface AnswerData {
   answers: Record<string, string>;
   sources: Source[];
   confidence: Confidence;
+  /**
+   * The keys of `answers` whose agreement `confidence` measures: only answers read from evidence (the model's own
+   * knowledge never counts). Absent where confidence is not an agreement (program mode's high/low).
+   */
+  agreementSources?: string[];
   /** The Wikidata entities behind the answer, when the strategy knows them (QALD scores these as IRIs). */
   entities?: AnswerEntity[];
 }

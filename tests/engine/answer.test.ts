@@ -31,7 +31,7 @@ describe('POST /v1/answer, parametric mode', () => {
       status: 'succeeded',
       answer: '42',
       answers: { parametric: '42' },
-      confidence: 'one_source',
+      confidence: 'none', // the model's own knowledge is no evidence source
     });
     expect(run.runId).toMatch(/^[0-9a-f-]{36}$/);
     expect(run.usage).toMatchObject({ llmCalls: 1, toolCalls: 0 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
 import { allowTick, tickExecutions, waitingAt } from '../../src/strategies/testing/tool-loop';
+import { fence, marathonContext } from '../program/fixture';
 import { deployedStyle, uniqueKey } from '../public/helpers';
 import { get, parseSse, post } from './helpers';
 
@@ -138,5 +139,32 @@ describe('the wall-time budget', () => {
     expect(run.error).toMatchObject({ code: 'limit_wallTime', message: expect.stringMatching(/wall-time limit of 400 ms/) });
     expect(run.answer).toBe('partial after 1 ticks');
     expect(tickExecutions.get(key)).toEqual([1]);
+  });
+});
+
+describe('honest outcomes', () => {
+  it('a program that always throws ends failed with the reason, never succeeded with an empty answer', async () => {
+    const throwing = fence('function solve(table) { throw new Error("no idea"); }');
+    installScript({ code: [throwing], refine: [throwing] });
+    const res = await post('/v1/answer', {
+      question: 'What was the winning time of Kari Vold?',
+      variant: 'hybridqa',
+      mode: 'program',
+      context: marathonContext,
+      options: { simplify: false, refineRounds: 1 },
+    });
+    const run = await res.json<any>();
+    expect(run.status).toBe('failed');
+    expect(run.answer).toBeNull();
+    expect(run.error).toMatchObject({ code: 'no_answer', message: expect.stringMatching(/no idea/) });
+    expect(run.steps.filter((s: any) => s.type === 'observation').every((s: any) => s.error)).toBe(true);
+  });
+
+  it('a strategy whose last reply is empty ends failed with no_answer', async () => {
+    installScript({ final: ['   '] });
+    const run = await (await post('/v1/answer', { question: 'say nothing', mode: 'test-tool-loop', options: { calls: 0 } })).json<any>();
+    expect(run.status).toBe('failed');
+    expect(run.answer).toBeNull();
+    expect(run.error).toMatchObject({ code: 'no_answer' });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventInput } from '../../src/engine/types';
+import { EvidenceError } from '../../src/evidence/types';
 import { scriptedLLM } from '../../src/llm/scripted';
 import { createAgentStrategy } from '../../src/strategies/hqa';
 import { hqaTools } from '../../src/tools';
@@ -63,6 +64,7 @@ describe('HQA agent on the bundled snapshot', () => {
         parametric: 'Chicago',
       },
       confidence: 'all_agree',
+      agreementSources: ['wikipedia', 'wikidata'],
       sources: [
         { title: 'Forrest Gump', url: 'https://en.wikipedia.org/wiki/Forrest_Gump', kind: 'wikipedia' },
         { title: 'Robert Zemeckis', url: expect.stringContaining('Robert_Zemeckis'), kind: 'wikipedia' },
@@ -218,8 +220,13 @@ describe('HQA agent on the bundled snapshot', () => {
   it('abstains with "I don\'t know" on conflict when asked to, without a merge call', async () => {
     const { llm, result } = run(
       {
-        agent: ['Thought: query\nAction: runQuery\nAction Input: ' + QUERY, 'Thought: hm\nFinal Answer: Chicago'],
-        parametric: ['Los Angeles'],
+        agent: [
+          'Thought: query\nAction: runQuery\nAction Input: ' + QUERY,
+          'Thought: check the text\nAction: read\nAction Input: Robert Zemeckis',
+          'Thought: hm\nFinal Answer: Chicago',
+        ],
+        parametric: ['Chicago'],
+        read: ['He was born in Los Angeles.'],
       },
       { abstain: true },
     );
@@ -237,7 +244,38 @@ describe('HQA agent on the bundled snapshot', () => {
       },
       { abstain: true },
     );
-    expect(answerOf((await result).events)).toMatchObject({ answer: 'Chicago', confidence: 'all_agree' });
+    expect(answerOf((await result).events)).toMatchObject({ answer: 'Chicago', confidence: 'one_source', agreementSources: ['wikidata'] });
+  });
+
+  it('never says the sources agree when every Wikidata call failed and only the model answered', async () => {
+    const snapshot = snapshotServices();
+    const broken = () => {
+      const real = snapshot.evidence();
+      const down = async () => {
+        throw new EvidenceError('the Wikidata endpoint failed (HTTP 503)', 'upstream');
+      };
+      return { ...real, kind: real.kind, search: real.search.bind(real), page: real.page.bind(real), wikidataId: down, sparql: down, labels: down, properties: down };
+    };
+    const llm = scriptedLLM({
+      agent: [
+        'Thought: id\nAction: getWikidataID\nAction Input: Robert Zemeckis',
+        'Thought: query\nAction: runQuery\nAction Input: ' + QUERY,
+        'Thought: Wikidata is down; I remember Chicago.\nFinal Answer: Chicago',
+      ],
+      parametric: ['Chicago'],
+      final: ['Chicago'],
+    });
+    const { events } = await driveStrategy(agent, {
+      request: { question: QUESTION },
+      llm,
+      services: { ...snapshot, evidence: broken },
+      tools: hqaTools(),
+    });
+    expect(ofType(events, 'observation').every((o) => o.error)).toBe(true);
+    const answer = answerOf(events);
+    expect(answer.answers).toMatchObject({ agent: 'Chicago', parametric: 'Chicago' });
+    expect(answer.confidence).toBe('none');
+    expect(answer.agreementSources).toEqual([]);
   });
 
   it('keeps an injected instruction in an observation from changing the format of the answer', async () => {

@@ -34,16 +34,29 @@ describe('answer normalisation', () => {
 describe('agreement between sources', () => {
   it('grades agreement', () => {
     expect(agreementOf({ wikipedia: 'Chicago', wikidata: 'chicago', parametric: 'Chicago.' })).toBe('all_agree');
-    expect(agreementOf({ wikipedia: 'Chicago', wikidata: 'Chicago', parametric: 'Los Angeles' })).toBe('two_agree');
+    // The model's own knowledge never votes: two evidence sources that agree are all the sources there are.
+    expect(agreementOf({ wikipedia: 'Chicago', wikidata: 'Chicago', parametric: 'Los Angeles' })).toBe('all_agree');
     expect(agreementOf({ wikipedia: 'Chicago', wikidata: 'Houston', parametric: 'Los Angeles' })).toBe('conflict');
     expect(agreementOf({ wikidata: 'Chicago' })).toBe('one_source');
     expect(agreementOf({ parametric: "I don't know" })).toBe('none');
+    expect(agreementOf({ parametric: 'Chicago' })).toBe('none');
     expect(agreementOf({})).toBe('none');
   });
 
   it("does not count the agent's answer twice when evidence answers exist, but uses it when they do not", () => {
-    expect(agreementOf({ wikidata: 'Chicago', agent: 'Chicago', parametric: 'Houston' })).toBe('conflict');
-    expect(agreementOf({ agent: 'Chicago', parametric: 'Chicago' })).toBe('all_agree');
+    expect(agreementOf({ wikidata: 'Chicago', agent: 'Chicago', parametric: 'Houston' })).toBe('one_source');
+    const snippets: Turn[] = [{ tool: 'wikisearch', input: 'Zemeckis', observation: '1. Robert Zemeckis — born in Chicago' }];
+    expect(agreementOf({ agent: 'Chicago', parametric: 'Chicago' }, snippets)).toBe('one_source');
+  });
+
+  it('does not count the model agreeing with itself: an agent answer with no evidence observation is no source', () => {
+    const failed: Turn[] = [
+      { tool: 'runQuery', input: 'SELECT …', observation: 'Error: the Wikidata endpoint failed', error: true },
+      { tool: 'getWikidataID', input: 'Nobody', observation: 'Nobody: no Wikidata item found (check the exact title with wikisearch)' },
+      { tool: 'wikisearch', input: 'nothing', observation: 'No Wikipedia page matched "nothing". Try fewer or different keywords.' },
+    ];
+    expect(agreementOf({ agent: 'Chicago', parametric: 'Chicago' }, failed)).toBe('none');
+    expect(agreementOf({ agent: 'Chicago', parametric: 'Chicago' })).toBe('none');
   });
 });
 

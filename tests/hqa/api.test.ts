@@ -37,7 +37,9 @@ describe('POST /v1/answer in agent mode', () => {
     expect(answer).toMatchObject({
       answer: 'Chicago',
       answers: { wikidata: 'Chicago', agent: 'Chicago', parametric: 'Chicago' },
-      confidence: 'all_agree',
+      // Only Wikidata answered from evidence; the model agreeing with it is not a second source.
+      confidence: 'one_source',
+      agreementSources: ['wikidata'],
       entities: [{ id: 'Q1297', label: 'Chicago' }],
     });
     expect(events.at(-1)!.data).toMatchObject({ status: 'succeeded', usage: { toolCalls: 3 } });

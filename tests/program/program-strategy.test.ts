@@ -72,7 +72,9 @@ describe('program strategy', () => {
     const { events } = await drive('What is the capital of the 2019 winner\'s country?', llm, marathonContext, { simplify: false, refineRounds: 1 });
     expect(ofType(events, 'observation')).toHaveLength(2);
     expect(promptOf(llm.requests.find((r) => r.purpose === 'refine')!)).toMatch(/not available: no passage is linked to "Norway"/);
-    expect(ofType(events, 'answer')[0].data).toMatchObject({ answer: '', confidence: 'none' });
+    // No answer at all rather than an empty one: the run fails and says why.
+    expect(ofType(events, 'answer')).toHaveLength(0);
+    expect(ofType(events, 'error')[0].data).toMatchObject({ code: 'no_answer', message: expect.stringMatching(/after 2 attempt\(s\).*returned "not available"|after 2 attempt\(s\)/) });
   });
 
   it('simplifies the question from the most related passage before writing code', async () => {
@@ -124,6 +126,7 @@ describe('program strategy', () => {
     const llm = scriptedLLM({ code: [fence('function solve(table) { while (true) {} }')] });
     const { events } = await drive('Loop forever?', llm, marathonContext, { simplify: false, refineRounds: 0 });
     expect(ofType(events, 'observation')[0].data.output).toMatch(/^timeout:/);
-    expect(ofType(events, 'answer')[0].data.confidence).toBe('none');
+    expect(ofType(events, 'answer')).toHaveLength(0);
+    expect(ofType(events, 'error')[0].data.code).toBe('no_answer');
   });
 });

@@ -77,7 +77,9 @@ describe('rag strategy', () => {
     const answer = finalAnswer(events);
     expect(answer.answer).toBe('yes');
     expect(answer.answers).toMatchObject({ web: 'yes', parametric: 'yes', calculator: '62' });
-    expect(answer.confidence).toBe('two_agree');
+    // The closed-book guess agreeing is not a second source: only the pages answered from evidence.
+    expect(answer.confidence).toBe('one_source');
+    expect(answer.agreementSources).toEqual(['web']);
     expect(answer.sources[0]).toMatchObject({ url: 'https://en.wikipedia.org/wiki/Microsoft_Office_2019', kind: 'web' });
     expect(answer.sources[0].title).toContain('Microsoft Office 2019 - Wikipedia');
     expect(observation(events, 'kg')).toMatch(/skipped: no knowledge API configured/);
@@ -124,7 +126,7 @@ describe('rag strategy', () => {
     const { events } = await run;
     expect(tools(events, 'action')).toEqual(['attribute', 'retrieve', 'calculator', 'parametric', 'kg', 'reasoning', 'summarize']);
     expect(finalAnswer(events).answer).toBe('yes');
-    expect(finalAnswer(events).confidence).toBe('conflict');
+    expect(finalAnswer(events).confidence).toBe('one_source');
     expect(llm.remaining().summarize).toBe(0);
   });
 

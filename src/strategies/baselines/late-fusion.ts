@@ -52,7 +52,7 @@ export const lateFusionRandomStrategy = createPipelineStrategy({
       answer: pick ? answers[pick] : I_DONT_KNOW,
       answers,
       sources: answerSources(turns, answers, ctx.llm.model),
-      confidence: agreementOf(answers),
+      confidence: agreementOf(answers, turns),
     };
   },
 });

@@ -38,7 +38,9 @@ export const parametricStrategy: Strategy<ParametricState> = {
             answer,
             answers: { parametric: answer },
             sources: [{ title: `${ctx.llm.model} (model knowledge)`, kind: 'model' }],
-            confidence: /i don'?t know/i.test(answer) ? 'none' : 'one_source',
+            // The model's own knowledge is no evidence source: nothing here was read from anywhere.
+            confidence: 'none',
+            agreementSources: [],
           },
         },
       ],

@@ -96,6 +96,6 @@ export const createPipelineStrategy = (opts: {
   },
   partial(state) {
     const answers = collectAnswers(state.turns, state.question);
-    return { answer: bestAvailable(answers), answers, sources: answerSources(state.turns, answers, 'model'), confidence: agreementOf(answers) };
+    return { answer: bestAvailable(answers), answers, sources: answerSources(state.turns, answers, 'model'), confidence: agreementOf(answers, state.turns) };
   },
 });

@@ -2,7 +2,7 @@ import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import { recipeOf, type Recipe } from '../../engine/recipe';
 import type { AnswerData, EventInput, RunContext, Strategy } from '../../engine/types';
 import { restrictLibrary, type SelectionMode } from '../../fewshot';
-import { agreementOf } from './agreement';
+import { agreementOf, votingAnswers } from './agreement';
 import { answerEntities, entitiesFromTrace } from './answer-entities';
 import { chooseExamples, defaultLibrary, libraryNameFor, readSelectionMode, type LibraryLoader } from './examples';
 import { answerSources, bestAvailable, collectAnswers, I_DONT_KNOW, mergeFinalAnswer, readStyle } from './merge';
@@ -316,7 +316,14 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
       const answers = agentAnswers(state);
       const answer = bestAvailable(answers);
       const { entities } = entitiesFromTrace(state.turns, answer);
-      return { answer, answers, sources: answerSources(state.turns, answers, 'model'), confidence: agreementOf(answers), entities };
+      return {
+        answer,
+        answers,
+        sources: answerSources(state.turns, answers, 'model'),
+        confidence: agreementOf(answers, state.turns),
+        agreementSources: votingAnswers(answers, state.turns).map(([k]) => k),
+        entities,
+      };
     },
   };
 };

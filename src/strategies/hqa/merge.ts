@@ -1,7 +1,7 @@
 import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import type { AnswerData, RunContext, Source } from '../../engine/types';
 import type { ChatMessage } from '../../llm/types';
-import { agreementOf, isLowConfidence } from './agreement';
+import { agreementOf, isLowConfidence, votingAnswers } from './agreement';
 import { isNonAnswer } from './normalise';
 import { renderTrajectory } from './prompt';
 import finalLong from './prompts/final-long.txt';
@@ -130,9 +130,10 @@ export const mergeFinalAnswer = async (
   },
 ): Promise<AnswerData> => {
   const { answers, turns, style } = input;
-  const confidence = agreementOf(answers);
+  const confidence = agreementOf(answers, turns);
+  const agreementSources = votingAnswers(answers, turns).map(([k]) => k);
   const sources = answerSources(turns, answers, ctx.llm.model);
-  if (input.abstain && isLowConfidence(confidence)) return { answer: I_DONT_KNOW, answers, sources, confidence };
+  if (input.abstain && isLowConfidence(confidence)) return { answer: I_DONT_KNOW, answers, sources, confidence, agreementSources };
   const reply = await ctx.llm.chat({
     purpose: 'final',
     messages:
@@ -144,7 +145,7 @@ export const mergeFinalAnswer = async (
   });
   let answer = stripLabel(reply.text) || bestAvailable(answers);
   if (style === 'long' && confidence === 'conflict') answer = `${answer}\n\n${disagreementNote(answers)}`;
-  return { answer, answers, sources, confidence };
+  return { answer, answers, sources, confidence, agreementSources };
 };
 
 export const readStyle = (options: Record<string, unknown> | undefined): AnswerStyle =>

@@ -266,12 +266,16 @@ const finishAttempt = (
       events: [...events, thought(`The attempt gave no usable answer (${failure.split('\n')[0]}); asking for a corrected program.`)],
     };
   }
+  // No program produced a value: the run fails and says why, rather than "succeeding" with an empty answer.
   return {
     state: { ...state, attempts, failure },
     events: [
       ...events,
       thought(`No usable answer after ${state.rounds} refinement round(s); giving up.`),
-      { type: 'answer' as const, data: tableAnswer('', input, 'none') },
+      {
+        type: 'error' as const,
+        data: { code: 'no_answer', message: `no program produced an answer after ${attempts.length} attempt(s); the last failure: ${failure.split('\n')[0]}` },
+      },
     ],
     done: true,
   };

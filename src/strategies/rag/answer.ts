@@ -13,19 +13,15 @@ export const normalizeAnswer = (answer: string, falsePremise: boolean): string =
   return a;
 };
 
-const same = (a: string, b: string) => {
-  const n = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-  const x = n(a);
-  const y = n(b);
-  return !!x && !!y && (x === y || x.includes(y) || y.includes(x));
-};
+/**
+ * Agreement counts only what answered from evidence (pages, tables, the KG API). The closed-book guess is the
+ * model's own knowledge: the reasoning step agreeing with it proves nothing, so it is reported in `answers` but
+ * never raises (or lowers) the confidence. With no evidence at all the answer rests on the model alone: `none`.
+ */
+const evidenceKeys = (state: RagState, answers: Record<string, string>): string[] =>
+  state.refs.length || state.kgResults.length ? ['web', 'kg'].filter((k) => k in answers) : [];
 
-const confidenceOf = (answer: string, state: RagState): Confidence => {
-  if (answer === IDK) return 'none';
-  const guess = state.parametric?.answer;
-  if (!guess || normalizeAnswer(guess, false) === IDK) return 'one_source';
-  return same(answer, guess) ? 'two_agree' : 'conflict';
-};
+const confidenceOf = (answer: string, keys: string[]): Confidence => (answer === IDK || keys.length === 0 ? 'none' : 'one_source');
 
 /** The final `answer` event: the answer, what each module said, and the pages it read. */
 export const answerEvent = (answer: string, state: RagState, web?: string): EventInput & { type: 'answer' } => {
@@ -34,6 +30,7 @@ export const answerEvent = (answer: string, state: RagState, web?: string): Even
   if (state.parametric) answers.parametric = state.parametric.answer;
   if (state.kgResults.length) answers.kg = state.kgResults.map((k) => `${k.endpoint}: ${k.result}`).join(' | ').slice(0, 300);
   if (state.calculations.length) answers.calculator = state.calculations[0].value;
-  const data: AnswerData = { answer, answers, sources: state.sources, confidence: confidenceOf(answer, state) };
+  const keys = answer === IDK ? [] : evidenceKeys(state, answers);
+  const data: AnswerData = { answer, answers, sources: state.sources, confidence: confidenceOf(answer, keys), agreementSources: keys };
   return { type: 'answer', data };
 };
