@@ -207,7 +207,9 @@ describe('LLM late fusion', () => {
     expect(answerOf(events)).toMatchObject({
       answer: 'Chicago',
       answers: { wikipedia: 'Born in Chicago, Illinois.', wikidata: 'Chicago', parametric: 'Los Angeles' },
-      confidence: 'two_agree',
+      // The closed-book answer does not vote: the two evidence sources agree.
+      confidence: 'all_agree',
+      agreementSources: ['wikipedia', 'wikidata'],
     });
   });
 });

@@ -293,7 +293,7 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
       if ((state.scope ?? 'hybrid') !== 'hybrid') {
         const answer = singleSourceAnswer(state, answers);
         const entities = await answerEntities(ctx, state.turns, answer);
-        const data: AnswerData = { answer, answers, sources: answerSources(state.turns, answers, ctx.llm.model), confidence: agreementOf(answers), entities };
+        const data: AnswerData = { answer, answers, sources: answerSources(state.turns, answers, ctx.llm.model), confidence: agreementOf(answers, state.turns), agreementSources: votingAnswers(answers, state.turns).map(([k]) => k), entities };
         return { state, done: true, events: [{ type: 'answer', data }] };
       }
       const o = ctx.request.options ?? {};

@@ -1,6 +1,6 @@
 import type { AnswerData, EventInput, Strategy } from '../../engine/types';
 import { agentAnswers, agentResponse, startAgentLoop, stepAgentLoop, type AgentState } from './agent';
-import { agreementOf } from './agreement';
+import { agreementOf, votingAnswers } from './agreement';
 import { answerEntities, entitiesFromTrace } from './answer-entities';
 import type { LibraryLoader } from './examples';
 import { answerSources, bestAvailable, mergeFinalAnswer, readStyle } from './merge';
@@ -81,7 +81,7 @@ export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {})
     const answers = combined(state);
     const answer = bestAvailable(answers);
     const { entities } = entitiesFromTrace(turnsOf(state), answer);
-    return { answer, answers, sources: answerSources(turnsOf(state), answers, 'model'), confidence: agreementOf(answers), entities };
+    return { answer, answers, sources: answerSources(turnsOf(state), answers, 'model'), confidence: agreementOf(answers, turnsOf(state)), agreementSources: votingAnswers(answers, turnsOf(state)).map(([k]) => k), entities };
   },
 });
 
