@@ -39,7 +39,7 @@ describe('the entities behind an answer', () => {
   });
 
   it('leaves unknown names, numbers, yes/no and "I don\'t know" without entities', async () => {
-    for (const final of ['Bloemfontein', '8', 'No', "I don't know"]) {
+    for (const final of ['Bloemfontein', '8', 'No', "I don't know", 'June 11, 632', '1,000']) {
       const a = await answerOf('Some question?', { agent: [` Answer.\nFinal Answer: ${final}`], parametric: [final], final: [final] });
       expect(a.entities, final).toEqual([]);
     }

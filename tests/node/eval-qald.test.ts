@@ -133,6 +133,15 @@ describe.skipIf(!existsSync(QALD))('QALD scoring on the real QALD-9-Plus file (h
     expect(r.metrics.recall).toBeCloseTo(200 / 3, 9);
   });
 
+  it('a literal answer is not lost to an entity the lookup linked to it', async () => {
+    // A live lookup of "Angela Dorothea Kasner" lands on Angela Merkel's item (a redirect): the gold is the literal.
+    const r = await score(one('32'), [{ id: '32', answer: 'Angela Dorothea Kasner', entities: [{ id: 'Q567', label: 'Angela Dorothea Kasner' }] }]);
+    expect(r.metrics.macro_f1_qald).toBe(100);
+    // An entity no text item names still counts (here: a wrong one).
+    const extra = await score(one('68'), [{ id: '68', answer: 'United States', entities: [{ id: 'Q30', label: 'United States' }, { id: 'Q16', label: 'Canada' }] }]);
+    expect(extra.metrics.precision).toBe(50);
+  });
+
   it('dates, numbers and literals compare as values', async () => {
     const r = await score(
       [...one('171'), ...one('82'), ...one('101'), ...one('32'), ...one('175')],

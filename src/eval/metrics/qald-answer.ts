@@ -69,7 +69,8 @@ const itemsOf = (pieces: readonly string[], joiner: string, resolve: (s: string)
 
 /**
  * The system's answer set for one QALD question, in the keys of `qaldGoldKey`:
- * - entities from the run count as IRIs; text items they name are not counted twice;
+ * - entities from the run count as IRIs; a text item an entity names counts once (as the entity when it is gold,
+ *   else as the gold name or value it matches, else as the entity);
  * - every other text item is mapped to a gold IRI through the label table (labels and aliases in the
  *   question's language), or to a gold literal by value; anything else stays as a wrong item;
  * - for a yes/no question the leading yes/no word is the answer;
@@ -78,35 +79,47 @@ const itemsOf = (pieces: readonly string[], joiner: string, resolve: (s: string)
 export const qaldSystemKeys = (answer: QaldSystemAnswer, ctx: QaldScoringContext): Set<string> => {
   const gold = new Set(ctx.goldAnswers.map(qaldGoldKey));
   const names: NameIndex = nameIndex(ctx.goldAnswers.map(qaldAnswerKey), ctx.labels, ctx.language ?? 'en');
-  const entityKeys = (answer.entities ?? []).map((e) => qaldAnswerKey(e.id));
-  const entityNames = new Set((answer.entities ?? []).map((e) => foldText(e.label ?? '').replace(/ /g, '')).filter(Boolean));
+  const compact = (s: string) => foldText(s).replace(/ /g, '');
+  const entityByName = new Map<string, string>();
+  for (const e of answer.entities ?? []) {
+    const name = compact(e.label ?? '');
+    if (name && !entityByName.has(name)) entityByName.set(name, qaldAnswerKey(e.id));
+  }
+  /** Entities some text item named: each is counted through that item, not again on its own. */
+  const named = new Set<string>();
   const valueKey = (s: string) => snapToGoldDate(qaldGoldKey(s), gold);
 
-  /** Gold keys a piece of text names, [] when an answer entity already covers it, undefined when it names nothing. */
+  /**
+   * The keys a piece of text stands for, undefined when it names nothing. An entity the run linked to the piece wins
+   * when it is gold; otherwise a gold name or value the piece matches wins (a literal answer such as a birth name must
+   * not lose to the person's item the lookup found); otherwise the run's entity counts, right or wrong.
+   */
   const resolve = (s: string): string[] | undefined => {
     const folded = foldText(s);
     if (!folded) return [];
-    if (entityNames.has(folded.replace(/ /g, ''))) return [];
+    const name = folded.replace(/ /g, '');
+    const entity = entityByName.get(name);
+    if (entity) named.add(name);
+    if (entity && gold.has(entity)) return [entity];
     const byName = names.get(folded);
     if (byName) return byName;
     const k = valueKey(s);
-    return gold.has(k) ? [k] : undefined;
+    if (gold.has(k)) return [k];
+    return entity ? [entity] : undefined;
   };
   const wrong = (s: string) => (foldText(s) ? [valueKey(s)] : []);
+  const withUnnamedEntities = (keys: string[]) =>
+    new Set([...keys, ...[...entityByName].filter(([name]) => !named.has(name)).map(([, iri]) => iri)]);
 
-  if (answer.list) {
-    const keys = answer.list.map((v) => String(v)).flatMap((v) => resolve(v) ?? wrong(v));
-    return new Set([...entityKeys, ...keys]);
-  }
+  if (answer.list) return withUnnamedEntities(answer.list.map((v) => String(v)).flatMap((v) => resolve(v) ?? wrong(v)));
   const text = (answer.text ?? '').trim();
-  if (!text || NON_ANSWER.test(text)) return new Set(entityKeys);
+  if (!text || NON_ANSWER.test(text)) return withUnnamedEntities([]);
   const isBoolean = ctx.boolean !== undefined || (gold.size === 1 && (gold.has('true') || gold.has('false')));
   if (isBoolean) {
     const b = qaldBooleanFromText(text);
     return new Set([b ?? valueKey(text)]);
   }
   const whole = resolve(clean(text));
-  if (whole) return new Set([...entityKeys, ...whole]);
-  const keys = itemsOf(coarsePieces(text), ', ', resolve, (piece) => itemsOf(conjunctionPieces(piece), ' and ', resolve, wrong));
-  return new Set([...entityKeys, ...keys]);
+  if (whole) return withUnnamedEntities(whole);
+  return withUnnamedEntities(itemsOf(coarsePieces(text), ', ', resolve, (piece) => itemsOf(conjunctionPieces(piece), ' and ', resolve, wrong)));
 };

@@ -49,7 +49,8 @@ const dedupe = (entities: AnswerEntity[]): AnswerEntity[] => {
  * Returns the entities and the items left unlinked.
  */
 export const entitiesFromTrace = (turns: readonly Turn[], answer: string): { entities: AnswerEntity[]; unlinked: string[] } => {
-  if (isNonAnswer(answer)) return { entities: [], unlinked: [] };
+  // A date, number or yes/no answer names no entity, even when its pieces ("June 11", "632") look like names.
+  if (isNonAnswer(answer) || isValue(answer.trim().replace(/[.!]+$/, ''))) return { entities: [], unlinked: [] };
   const names = traceNames(turns);
   const entities: AnswerEntity[] = [];
   const unlinked: string[] = [];
