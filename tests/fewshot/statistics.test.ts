@@ -12,8 +12,6 @@ const LIBRARIES = ['mintaka', 'qald9plus', 'compmix'] as const;
 const MIN_MEAN_TOOL_CALLS = 5.5;
 const MIN_SHARE_TEXT_AND_GRAPH = 0.5;
 const MIN_MOST_FREQUENT_SEQUENCE = 3;
-// Libraries already rewritten for the live world; the others are printed but not yet held to the figures.
-const HELD = new Set<string>(['mintaka', 'qald9plus']);
 
 const filesOf = (library: string) =>
   bundle.fewshot
@@ -29,7 +27,6 @@ describe('few-shot library statistics', () => {
 
     it(`${library}: shaped like human solution processes`, () => {
       console.log(formatStats(library, stats));
-      if (!HELD.has(library)) return;
       expect(stats.meanToolCalls, 'mean tool calls per process').toBeGreaterThanOrEqual(MIN_MEAN_TOOL_CALLS);
       expect(stats.textAndGraph, 'processes using both text tools and runQuery').toBeGreaterThanOrEqual(
         Math.ceil(stats.processes * MIN_SHARE_TEXT_AND_GRAPH),
@@ -39,7 +36,7 @@ describe('few-shot library statistics', () => {
       );
     });
 
-    it.skipIf(!HELD.has(library))(`${library}: no process speaks of the offline snapshot`, () => {
+    it(`${library}: no process speaks of the offline snapshot`, () => {
       const offending = files.flatMap((f) =>
         f.text.split('\n').flatMap((line, i) => (SNAPSHOT_WORDING.test(line) ? [`${f.file}:${i + 1}: ${line.slice(0, 120)}`] : [])),
       );
