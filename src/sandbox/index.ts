@@ -2,7 +2,7 @@ import { evaluateInModule } from './evaluate-in-module';
 import { createModulePool } from './module-pool';
 import { runInModule } from './run-in-module';
 import type { ExpressionResult, RunProgramInput, RunProgramResult, SandboxCaps } from './types';
-import { instantiateAsyncModule } from './wasm-modules';
+import { INITIAL_MEMORY_BYTES, instantiateAsyncModule, type SandboxModule } from './wasm-modules';
 
 export type * from './types';
 export { DEFAULT_CAPS } from './types';
@@ -10,6 +10,12 @@ export { DEFAULT_CAPS } from './types';
 // Per isolate: instantiated modules are reused; every attempt gets its own runtime and context. One QuickJS build
 // (asyncify) serves programs and the calculator alike: shipping the sync build too cost 226 KiB of the gzip upload.
 const pool = createModulePool(instantiateAsyncModule);
+
+/** A module whose memory grew keeps that memory for good; only one back at its starting size is worth keeping. */
+const keep = (m: SandboxModule, clean: boolean) => clean && m.memory.buffer.byteLength <= INITIAL_MEMORY_BYTES;
+
+/** Sandboxes in use and idle in this isolate (for tests and benchmarks). */
+export const sandboxPoolStats = () => ({ active: pool.active(), idle: pool.idle() });
 
 /**
  * Runs untrusted JavaScript: evaluates `code`, then calls its `entry` function (default `solve`) with `args`.
@@ -22,14 +28,14 @@ const pool = createModulePool(instantiateAsyncModule);
  * // r.ok && r.value === 'item 3'
  */
 export const runProgram = async (input: RunProgramInput): Promise<RunProgramResult> => {
-  const module = await pool.acquire();
+  const m = await pool.acquire();
   let reusable = false;
   try {
-    const run = await runInModule(module, input);
+    const run = await runInModule(m.module, input);
     reusable = run.reusable;
     return run.result;
   } finally {
-    pool.release(module, reusable);
+    pool.release(m, keep(m, reusable));
   }
 };
 
@@ -40,13 +46,13 @@ export const runProgram = async (input: RunProgramInput): Promise<RunProgramResu
  * await evaluateExpression('Math.round(12.5 * 4) / 2') // { ok: true, value: 25 }
  */
 export const evaluateExpression = async (expr: string, caps?: Partial<SandboxCaps>): Promise<ExpressionResult> => {
-  const module = await pool.acquire();
+  const m = await pool.acquire();
   let reusable = false;
   try {
-    const run = evaluateInModule(module, expr, caps);
+    const run = evaluateInModule(m.module, expr, caps);
     reusable = run.reusable;
     return run.result;
   } finally {
-    pool.release(module, reusable);
+    pool.release(m, keep(m, reusable));
   }
 };
