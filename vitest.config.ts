@@ -31,6 +31,14 @@ export default defineConfig({
         },
       },
       {
+        // Node tests import Worker modules that import SQL, prompt and snapshot files as text (wrangler's Text rule).
+        plugins: [
+          {
+            name: 'text-modules',
+            enforce: 'pre',
+            transform: (code: string, id: string) => (/\.(sql|txt|md|ttl)$/.test(id) ? { code: `export default ${JSON.stringify(code)};`, map: null } : undefined),
+          },
+        ],
         test: {
           name: 'node',
           environment: 'node',

@@ -32,7 +32,7 @@ describe('per-purpose models (LLM_MODEL_<PURPOSE>)', () => {
     const llm = scriptedLLM({
       code: [fence(program)],
       check: ['false', 'false', 'true'],
-      extract_info: ['red and white'],
+      vision: ['red and white'],
     });
     // The scripted model alone reads no images; naming a vision model lets extract_info send the flag image to it.
     const { events, usage } = await driveStrategy(programStrategy, {
@@ -42,13 +42,13 @@ describe('per-purpose models (LLM_MODEL_<PURPOSE>)', () => {
     });
     expect(events.find((e) => e.type === 'answer')?.data).toMatchObject({ answer: 'red and white' });
     const byPurpose = Object.fromEntries(llm.requests.map((r) => [r.purpose, r.model]));
-    expect(byPurpose).toEqual({ code: 'big-coder', check: 'small-checker', extract_info: 'eyes-v1' });
-    const image = llm.requests.find((r) => r.purpose === 'extract_info')!.messages[1].content;
+    expect(byPurpose).toEqual({ code: 'big-coder', check: 'small-checker', vision: 'eyes-v1' });
+    const image = llm.requests.find((r) => r.purpose === 'vision')!.messages[1].content;
     expect(image).toContainEqual({ type: 'image_url', image_url: { url: 'https://example.org/flag_japan.png' } });
     expect(usage.byPurpose).toMatchObject({
       code: { calls: 1, model: 'big-coder' },
       check: { calls: 3, model: 'small-checker' },
-      extract_info: { calls: 1, model: 'eyes-v1' },
+      vision: { calls: 1, model: 'eyes-v1' },
     });
   });
 
