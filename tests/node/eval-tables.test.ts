@@ -66,6 +66,11 @@ describe.skipIf(!hasData)('HybridQA contexts from the real WikiTables-WithLinks 
     expect(prepared.skipped).toBe(items.length - 17);
     expect(prepared.note).toMatch(/^skipped 3449 of 3466 questions whose table is not in /);
     const ctx = prepared.contextFor(prepared.items[0]) as { table: { columns: string[] } };
+    // Without --tables every question is kept, and the CLI warns that program mode will have no table.
+    const bare = prepareContexts('hybridqa', items, {});
+    expect(bare.items).toHaveLength(items.length);
+    expect(bare.contextFor(items[0])).toBeUndefined();
+    expect(bare.note).toMatch(/^warning: no --tables/);
     expect(ctx.table.columns.length).toBeGreaterThan(0);
   });
 });

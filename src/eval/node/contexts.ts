@@ -58,9 +58,14 @@ export const prepareContexts = (benchmark: Benchmark, items: EvalItem[], sources
       contextFor: (item) => files.context(item),
     };
   }
+  const bare =
+    benchmark === 'hybridqa' ? 'warning: no --tables: HybridQA questions go without their table, and program mode refuses a question without one'
+    : benchmark === 'mmqa' ? 'warning: no --mmqa-dir: MultiModalQA questions go without their table, texts and images, and program mode refuses a question without a table'
+    : undefined;
   return {
     items,
     skipped: 0,
+    note: bare,
     // HybridQA's loader records only the table id; without --tables there is no table to send.
     contextFor: (item) => (item.gold.kind === 'hybridqa' ? undefined : item.context),
   };
