@@ -1,8 +1,5 @@
 /**
- * npm run eval -- --benchmark <name> --data <file> [--url <service url, default http://127.0.0.1:8787>] [--variant V] [--mode M]
- *   [--sample N --seed S] [--limit N] [--lang L] [--concurrency C] [--out dir] [--resume] [--api-key K]
- *   [--reference file] [--tables <WikiTables-WithLinks dir>] [--mmqa-dir <dir with MMQA_tables/texts/images.jsonl>] [--retries R] [--wikidata-api URL|none] [--labels file]
- *   [--judge [--judge-url URL --judge-model M --judge-key K]] [--recipe paper] [--rehearse]
+ * npm run eval -- --benchmark <name> --data <file> [flags]   (`npm run eval -- --help` lists every flag)
  * Asks every question through POST <url>/v1/answer, shows progress on stderr, and writes
  * predictions.jsonl, metrics.json and report.html into --out (default eval-results/<benchmark>).
  */
@@ -15,10 +12,49 @@ import { readBenchmarkText } from '../src/eval/node/read-text';
 import { DEFAULT_WIKIDATA_API } from '../src/eval/node/wikidata-labels';
 import { seededSample } from '../src/eval/sample';
 import { BENCHMARKS, isBenchmark } from '../src/eval/types';
-import { fail, parseArgs } from './args';
+import { fail, fromFile, parseCli, type CliSpec } from './args';
 import { judgeFromEnv } from './judge-env';
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';
+
+const CLI: CliSpec = {
+  command: 'npm run eval --',
+  summary:
+    'Asks every question of a benchmark file through POST <url>/v1/answer, shows progress on stderr, and writes\n' +
+    'predictions.jsonl, metrics.json and report.html into --out. See docs/EVAL.md for one command per paper table.',
+  flags: {
+    benchmark: { type: 'string', value: 'name', help: `one of ${BENCHMARKS.join(', ')} (required)` },
+    data: { type: 'string', value: 'file', help: 'the benchmark file in its official format, .json/.jsonl, gzip or bzip2 (required)' },
+    url: { type: 'string', value: 'url', help: `the service (default ${DEFAULT_URL}, i.e. npm run dev)` },
+    variant: { type: 'string', value: 'variant', help: 'the service variant (default: the benchmark\'s own)' },
+    mode: { type: 'string', value: 'mode', help: 'agent, program, rag or a baseline (default: the variant\'s)' },
+    recipe: { type: 'string', value: 'paper|ours', help: 'options.recipe for every run: the published recipe or ours' },
+    sample: { type: 'string', value: 'N', help: 'a seeded random sample of N questions (the HQA paper uses 200)' },
+    seed: { type: 'string', value: 'S', help: 'the sample\'s seed (default 0; needs --sample)' },
+    limit: { type: 'string', value: 'N', help: 'only the first N questions (after --sample)' },
+    lang: { type: 'string', value: 'code', help: 'QALD-9-Plus question language (en, de, ru, …); gold answers unchanged' },
+    concurrency: { type: 'string', value: 'C', help: 'questions in flight at once (default 4)' },
+    out: { type: 'string', value: 'dir', help: 'output folder (default eval-results/<benchmark>)' },
+    resume: { type: 'boolean', help: 'skip questions already in --out/predictions.jsonl' },
+    'api-key': { type: 'string', value: 'key', help: 'bearer key when the service sets API_KEYS' },
+    retries: { type: 'string', value: 'R', help: 'retries per question on 429/5xx/network errors' },
+    reference: { type: 'string', value: 'file', help: 'HybridQA dev_reference.json (table/passage split of the metrics)' },
+    tables: { type: 'string', value: 'dir', help: 'HybridQA WikiTables-WithLinks folder (tables_tok/, request_tok/)' },
+    'mmqa-dir': { type: 'string', value: 'dir', help: 'folder with MMQA_tables/texts/images.jsonl and the images' },
+    'wikidata-api': { type: 'string', value: 'url|none', help: 'Wikibase api.php for the QALD label table (default the public one)' },
+    labels: { type: 'string', value: 'file', help: 'a QALD label table to use instead of fetching one' },
+    judge: { type: 'boolean', help: 'add a model-judged accuracy (HQA column M; CRAG uses its own judge)' },
+    'judge-url': { type: 'string', value: 'url', help: 'OpenAI-compatible /v1 URL of the judge (default LLM_BASE_URL)' },
+    'judge-model': { type: 'string', value: 'name', help: 'the judge model (default LLM_MODEL)' },
+    'judge-key': { type: 'string', value: 'key', help: 'the judge\'s API key (default LLM_API_KEY)' },
+    rehearse: { type: 'boolean', help: 'run against our own npm run dev with a stub model that answers the gold' },
+  },
+  examples: [
+    'npm run eval -- --benchmark mintaka --data ../shared/data/mintaka/dev_sample.json --sample 30 --seed 1',
+    'npm run eval -- --benchmark hybridqa --data ../shared/data/hybridqa/dev.json --tables ../shared/data/hybridqa/WikiTables-WithLinks --rehearse',
+  ],
+};
+
 
 const positive = (v: string | true | undefined, name: string): number | undefined => {
   if (v === undefined) return undefined;
@@ -35,18 +71,19 @@ const nonNegative = (v: string | true | undefined, name: string, fallback: numbe
 };
 
 const main = async () => {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseCli(process.argv.slice(2), CLI);
   const benchmark = String(args.benchmark ?? '');
   if (!isBenchmark(benchmark)) fail(`--benchmark must be one of ${BENCHMARKS.join(', ')}`);
   const b = benchmark as (typeof BENCHMARKS)[number];
   if (typeof args.data !== 'string') fail('--data <file> is required');
   if (args.url === true) fail('--url needs a value (e.g. http://127.0.0.1:8787)');
   const url = typeof args.url === 'string' ? args.url : DEFAULT_URL;
-  const reference = typeof args.reference === 'string' ? parseHybridQAReference(readBenchmarkText(args.reference)) : undefined;
+  const ref = args.reference;
+  const reference = typeof ref === 'string' ? fromFile(ref, () => parseHybridQAReference(readBenchmarkText(ref))) : undefined;
   const lang = typeof args.lang === 'string' ? args.lang : undefined;
   if (lang && b !== 'qald9plus') fail('--lang applies to qald9plus only');
   if (lang && !/^[a-z]{2,3}(-[a-z0-9]+)?$/i.test(lang)) fail('--lang takes a language code such as en, de, ru, zh');
-  const loaded = loadBenchmark(b, readBenchmarkText(args.data as string), { reference, language: lang });
+  const loaded = fromFile(args.data as string, () => loadBenchmark(b, readBenchmarkText(args.data as string), { reference, language: lang }));
   if (lang) process.stderr.write(`${loaded.length} questions have a ${lang} string (gold answers unchanged)\n`);
   // Questions whose evidence is missing are dropped before sampling, so a sample is drawn from askable questions.
   const tables = typeof args.tables === 'string' ? args.tables : undefined;

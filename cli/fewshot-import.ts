@@ -12,18 +12,23 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HQA_TOOL_MAP, importHqaJson, type LibraryManifest } from '../src/fewshot/import-hqa';
-import { fail, parseArgs } from './args';
+import { fail, parseCli } from './args';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 const RESERVED = new Set(['mintaka', 'qald9plus', 'compmix', 'hybridqa']);
 const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-const args = parseArgs(process.argv.slice(2));
-if (args.help || args.h) {
-  console.log('usage: npm run fewshot:import -- --format hqa-json --from <app/data/mintaka.json> [--out fewshot/<name>]');
-  process.exit(0);
-}
+const args = parseCli(process.argv.slice(2), {
+  command: 'npm run fewshot:import --',
+  summary: "Imports the HQA authors' published human libraries into fewshot/<name>/ (bundled, never committed).",
+  flags: {
+    format: { type: 'string', value: 'hqa-json', help: "the file's format: hqa-json (app/data/{mintaka,qald,compmix}.json)" },
+    from: { type: 'string', value: 'file', help: "the authors' JSON file (required)" },
+    out: { type: 'string', value: 'dir', help: 'fewshot/<name> (default fewshot/hqa-<file name>)' },
+  },
+  examples: ['npm run fewshot:import -- --format hqa-json --from ~/Hybrid-QA/app/data/mintaka.json'],
+});
 if (args.format !== 'hqa-json') fail('--format hqa-json is the one format known (the HQA authors\' app/data/*.json)');
 if (typeof args.from !== 'string') fail('--from <file> is required: the authors\' JSON file, e.g. app/data/mintaka.json');
 const from = resolve(String(args.from));

@@ -11,19 +11,34 @@ import { readBenchmarkText, readPredictionLines } from '../src/eval/node/read-te
 import { LABELS_FILE, readLabelTable } from '../src/eval/node/wikidata-labels';
 import { indexPredictions, scoreBenchmark } from '../src/eval/score';
 import { BENCHMARKS, isBenchmark, type Prediction } from '../src/eval/types';
-import { fail, parseArgs } from './args';
+import { fail, fromFile, parseCli, type CliSpec } from './args';
 import { judgeFromEnv } from './judge-env';
 
+const CLI: CliSpec = {
+  command: 'npm run score --',
+  summary: 'Scores a predictions.jsonl against a benchmark file with the benchmark\'s official metric (offline).',
+  flags: {
+    benchmark: { type: 'string', value: 'name', help: `one of ${BENCHMARKS.join(', ')} (required)` },
+    gold: { type: 'string', value: 'file', help: 'the benchmark file in its official format (required)' },
+    pred: { type: 'string', value: 'file', help: 'predictions.jsonl as npm run eval writes it (required)' },
+    reference: { type: 'string', value: 'file', help: 'HybridQA dev_reference.json' },
+    'mintaka-mode': { type: 'string', value: 'text|kg', help: 'Mintaka answer matching (default text)' },
+    labels: { type: 'string', value: 'file', help: 'QALD label table (default qald-labels.json beside --pred)' },
+    lang: { type: 'string', value: 'code', help: 'QALD-9-Plus question language' },
+  },
+};
+
 const main = async () => {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseCli(process.argv.slice(2), CLI);
   const benchmark = String(args.benchmark ?? '');
   if (!isBenchmark(benchmark)) fail(`--benchmark must be one of ${BENCHMARKS.join(', ')}`);
   if (typeof args.gold !== 'string') fail('--gold <file> is required');
   if (typeof args.pred !== 'string') fail('--pred <predictions.jsonl> is required');
   const b = benchmark as (typeof BENCHMARKS)[number];
-  const reference = typeof args.reference === 'string' ? parseHybridQAReference(readBenchmarkText(args.reference)) : undefined;
+  const ref = args.reference;
+  const reference = typeof ref === 'string' ? fromFile(ref, () => parseHybridQAReference(readBenchmarkText(ref))) : undefined;
   const language = typeof args.lang === 'string' ? args.lang : undefined;
-  const items = loadBenchmark(b, readBenchmarkText(args.gold as string), { reference, language });
+  const items = fromFile(args.gold as string, () => loadBenchmark(b, readBenchmarkText(args.gold as string), { reference, language }));
   const labelsPath = typeof args.labels === 'string' ? args.labels : join(dirname(args.pred as string), LABELS_FILE);
   const qaldLabels = b === 'qald9plus' ? readLabelTable(labelsPath) : undefined;
   if (b === 'qald9plus' && !qaldLabels) process.stderr.write(`note: no label table at ${labelsPath}\n`);

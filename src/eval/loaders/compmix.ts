@@ -1,3 +1,5 @@
+import * as z from 'zod';
+import { checkRecords, idish, parseJson } from './validate';
 import type { EvalItem } from '../types';
 
 interface CompMixRecord {
@@ -9,9 +11,11 @@ interface CompMixRecord {
   answer_src?: string;
 }
 
+const RECORD = z.looseObject({ question_id: idish, question: z.string(), answers: z.array(z.looseObject({ id: z.string(), label: z.string() })) });
+
 /** CompMix: a JSON list with `answers[{id,label}]`, `answer_text`, `domain` and `answer_src`. */
 export const loadCompMix = (text: string): EvalItem[] =>
-  (JSON.parse(text) as CompMixRecord[]).map((r) => ({
+  checkRecords<CompMixRecord>(parseJson(text), RECORD, 'a JSON list of CompMix questions', (r) => r.question_id).map((r) => ({
     id: String(r.question_id),
     question: r.question,
     category: r.domain,

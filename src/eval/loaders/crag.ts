@@ -1,3 +1,5 @@
+import * as z from 'zod';
+import { checkRecords } from './validate';
 import type { EvalItem } from '../types';
 import { parseJsonLines, parseStringList } from './json-lines';
 
@@ -17,8 +19,10 @@ interface CragRecord {
  * CRAG: JSON Lines with `query`, `answer`, `alternative_answers`, `query_time` and
  * `search_results[].page_result` (raw HTML), passed on as the run's `context.pages`.
  */
+const RECORD = z.looseObject({ interaction_id: z.string(), query: z.string(), answer: z.string() });
+
 export const loadCrag = (text: string): EvalItem[] =>
-  (parseJsonLines(text) as CragRecord[]).map((r) => ({
+  checkRecords<CragRecord>(parseJsonLines(text), RECORD, 'CRAG examples (JSON Lines)', (r) => r.interaction_id).map((r) => ({
     id: r.interaction_id,
     question: r.query,
     category: r.domain,

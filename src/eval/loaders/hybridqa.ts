@@ -1,3 +1,5 @@
+import * as z from 'zod';
+import { checkRecords, parseJson } from './validate';
 import type { HybridQAReference } from '../metrics/hybridqa';
 import type { EvalItem } from '../types';
 
@@ -12,10 +14,12 @@ interface HybridQARecord {
  * HybridQA: a JSON list with `question_id`, `table_id` and `answer-text`. With the reference file
  * the gold answer comes from it and each question is tagged table or passage.
  */
+const RECORD = z.looseObject({ question_id: z.string(), question: z.string(), table_id: z.string() });
+
 export const loadHybridQA = (text: string, reference?: HybridQAReference): EvalItem[] => {
   const table = new Set(reference?.table ?? []);
   const passage = new Set(reference?.passage ?? []);
-  return (JSON.parse(text) as HybridQARecord[]).map((r) => ({
+  return checkRecords<HybridQARecord>(parseJson(text), RECORD, 'a JSON list of HybridQA questions', (r) => r.question_id).map((r) => ({
     id: r.question_id,
     question: r.question,
     category: table.has(r.question_id) ? 'table' : passage.has(r.question_id) ? 'passage' : undefined,

@@ -1,5 +1,7 @@
 import { mintakaGoldKg, mintakaGoldText } from '../metrics/mintaka';
+import * as z from 'zod';
 import type { EvalItem } from '../types';
+import { checkRecords, idish, parseJson } from './validate';
 
 interface MintakaRecord {
   id: string;
@@ -9,9 +11,11 @@ interface MintakaRecord {
   complexityType?: string;
 }
 
+const RECORD = z.looseObject({ id: idish, question: z.string(), answer: z.looseObject({ answerType: z.string() }) });
+
 /** Mintaka: a JSON list of questions with entity/boolean/numerical/date/string answers. */
 export const loadMintaka = (text: string): EvalItem[] =>
-  (JSON.parse(text) as MintakaRecord[]).map((r) => ({
+  checkRecords<MintakaRecord>(parseJson(text), RECORD, 'a JSON list of Mintaka questions', (r) => r.id).map((r) => ({
     id: String(r.id),
     question: r.question,
     category: r.category,

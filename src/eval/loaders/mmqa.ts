@@ -1,3 +1,5 @@
+import * as z from 'zod';
+import { checkRecords } from './validate';
 import type { EvalItem, MMQADocs } from '../types';
 import { parseJsonOrLines } from './json-lines';
 
@@ -25,8 +27,10 @@ const docsOf = (r: MMQARecord): MMQADocs => ({
  * modality}]` and `metadata.type`. Questions without answers are skipped, as the official scorer does.
  * The question's modalities and context document ids are kept for the context builder and the report.
  */
+const RECORD = z.looseObject({ qid: z.string(), question: z.string(), answers: z.array(z.looseObject({ answer: z.unknown() })).optional() });
+
 export const loadMMQA = (text: string): EvalItem[] =>
-  (parseJsonOrLines(text) as MMQARecord[])
+  checkRecords<MMQARecord>(parseJsonOrLines(text), RECORD, 'MultiModalQA questions (JSON Lines)', (r) => r.qid)
     .filter((r) => (r.answers?.length ?? 0) > 0)
     .map((r) => ({
       id: r.qid,

@@ -1,3 +1,5 @@
+import * as z from 'zod';
+import { BenchmarkFileError, checkRecords, idish, parseJson } from './validate';
 import type { EvalItem } from '../types';
 
 interface Binding {
@@ -22,8 +24,12 @@ interface QaldQuestion {
  * With `strict`, a question that has no string in `language` is left out (the `--lang` protocol);
  * otherwise it falls back to its first string.
  */
+const RECORD = z.looseObject({ id: idish, question: z.array(z.looseObject({ language: z.string(), string: z.string() })) });
+
 export const loadQald9Plus = (text: string, language = 'en', strict = false): EvalItem[] => {
-  const doc = JSON.parse(text) as { questions: QaldQuestion[] };
+  const root = parseJson(text) as { questions?: unknown };
+  if (!root || typeof root !== 'object' || !Array.isArray(root.questions)) throw new BenchmarkFileError('expected a QALD document: an object with a "questions" list');
+  const doc = { questions: checkRecords<QaldQuestion>(root.questions, RECORD, 'QALD questions', (r) => r.id) };
   const asked = strict ? doc.questions.filter((q) => q.question.some((s) => s.language === language && s.string?.trim())) : doc.questions;
   return asked.map((q) => {
     const localized = q.question.find((s) => s.language === language) ?? q.question[0];
