@@ -1,7 +1,7 @@
 import { skipReason } from './boilerplate';
 import { collapseWhitespace } from './clean-text';
 import { mergeTables, parseSpan, tableAsText, tableToMarkdown, type MarkdownTable, type RawRow, type RawTable, type TableOptions } from './table';
-import { buildTree, type TreeLimits, type TreeReport } from './tree-builder';
+import { buildTree, buildTreeAsync, type TreeHandler, type TreeLimits, type TreeReport } from './tree-builder';
 
 /** Elements whose edges end a run of text: their content is a block of its own. */
 const BLOCK_TAGS = new Set([
@@ -58,7 +58,7 @@ interface TableBuild extends RawTable {
  * keeps large pages (1.5 MB) in tens of milliseconds and hostile ones linear. Boilerplate subtrees are
  * skipped as they open; tables are collected cell by cell and judged when they close.
  */
-export const extract = (html: string, options: ExtractOptions): Extracted => {
+const extractor = (options: ExtractOptions): { handler: TreeHandler; finish(report: TreeReport): Extracted } => {
   const blocks: string[] = [];
   const tables: MarkdownTable[] = [];
   const stack: Frame[] = [];
@@ -105,124 +105,134 @@ export const extract = (html: string, options: ExtractOptions): Extracted => {
     }
   };
 
-  const report = buildTree(
-    html,
-    {
-      onopentag(name, attribs) {
-        if (name === 'title' && !title) inTitle = true;
-        if (skipDepth > 0) {
-          stack.push({ name, skipping: true });
-          skipDepth++;
-          return;
-        }
-        const reason = skipReason(name, attribs, options.classHeuristics);
-        if (reason) {
-          stack.push({ name, skipping: true });
-          skipDepth = 1;
-          skipByClass = reason === 'class';
-          return;
-        }
-        const frame: Frame = { name, skipping: false };
-        const table = tableStack[tableStack.length - 1];
-        if (name === 'table' && tableStack.length < MAX_TABLE_DEPTH) {
-          if (table) table.hasNestedTable = true;
-          flush();
-          frame.table = true;
-          tableStack.push({ caption: '', rows: [], hasNestedTable: false, row: null, cell: null, inHead: false, inCaption: false });
-        } else if (table) {
-          if (name === 'table') {
-            table.hasNestedTable = true;
-            if (table.cell) table.cell.text += ' ';
-          } else if (name === 'tr') {
+  const handler: TreeHandler = {
+    onopentag(name, attribs) {
+      if (name === 'title' && !title) inTitle = true;
+      if (skipDepth > 0) {
+        stack.push({ name, skipping: true });
+        skipDepth++;
+        return;
+      }
+      const reason = skipReason(name, attribs, options.classHeuristics);
+      if (reason) {
+        stack.push({ name, skipping: true });
+        skipDepth = 1;
+        skipByClass = reason === 'class';
+        return;
+      }
+      const frame: Frame = { name, skipping: false };
+      const table = tableStack[tableStack.length - 1];
+      if (name === 'table' && tableStack.length < MAX_TABLE_DEPTH) {
+        if (table) table.hasNestedTable = true;
+        flush();
+        frame.table = true;
+        tableStack.push({ caption: '', rows: [], hasNestedTable: false, row: null, cell: null, inHead: false, inCaption: false });
+      } else if (table) {
+        if (name === 'table') {
+          table.hasNestedTable = true;
+          if (table.cell) table.cell.text += ' ';
+        } else if (name === 'tr') {
+          table.row = { cells: [], inHead: table.inHead };
+          table.rows.push(table.row);
+        } else if (name === 'td' || name === 'th') {
+          if (!table.row) {
             table.row = { cells: [], inHead: table.inHead };
             table.rows.push(table.row);
-          } else if (name === 'td' || name === 'th') {
-            if (!table.row) {
-              table.row = { cells: [], inHead: table.inHead };
-              table.rows.push(table.row);
-            }
-            table.cell = { text: '', header: name === 'th', colspan: parseSpan(attribs.colspan), rowspan: parseSpan(attribs.rowspan) };
-            table.row.cells.push(table.cell);
-          } else if (name === 'thead') table.inHead = true;
-          else if (name === 'caption') table.inCaption = true;
-          else if (table.cell && (BLOCK_TAGS.has(name) || name === 'img')) table.cell.text += ' ';
-        } else {
-          if (BLOCK_TAGS.has(name)) flush();
-          if (CONTAINER_TAGS.has(name)) {
-            frame.container = { blocks: blocks.length, tables: tables.length, chars: totalChars, linkChars, links };
           }
-        }
-        if (name === 'a') {
-          linkDepth++;
-          links++;
-        }
-        stack.push(frame);
-      },
-      ontext(text) {
-        if (inTitle) {
-          title += text;
-          return;
-        }
-        if (skipDepth > 0) {
-          if (skipByClass) droppedByClass += text.length;
-          return;
-        }
-        const table = tableStack[tableStack.length - 1];
-        if (table) {
-          if (table.cell) table.cell.text += text;
-          else if (table.inCaption) table.caption += text;
-          return;
-        }
-        buffer += text;
-        totalChars += text.length;
-        if (linkDepth > 0) {
-          bufferLinkChars += text.length;
-          linkChars += text.length;
-        }
-      },
-      onclosetag(name) {
-        if (name === 'title') inTitle = false;
-        const frame = stack.pop();
-        if (!frame) return;
-        if (frame.skipping) {
-          skipDepth--;
-          return;
-        }
-        if (name === 'a' && linkDepth > 0) linkDepth--;
-        const table = tableStack[tableStack.length - 1];
-        if (frame.table && table) {
-          tableStack.pop();
-          closeTable(table);
-          return;
-        }
-        if (table) {
-          if (name === 'td' || name === 'th') table.cell = null;
-          else if (name === 'tr') table.row = null;
-          else if (name === 'thead') table.inHead = false;
-          else if (name === 'caption') table.inCaption = false;
-          else if (table.cell && BLOCK_TAGS.has(name)) table.cell.text += ' ';
-          return;
-        }
+          table.cell = { text: '', header: name === 'th', colspan: parseSpan(attribs.colspan), rowspan: parseSpan(attribs.rowspan) };
+          table.row.cells.push(table.cell);
+        } else if (name === 'thead') table.inHead = true;
+        else if (name === 'caption') table.inCaption = true;
+        else if (table.cell && (BLOCK_TAGS.has(name) || name === 'img')) table.cell.text += ' ';
+      } else {
         if (BLOCK_TAGS.has(name)) flush();
-        const c = frame.container;
-        if (c) {
-          const chars = totalChars - c.chars;
-          const inLinks = linkChars - c.linkChars;
-          // Little text outside the links too: a big wrapper with real prose is never dropped here.
-          if (links - c.links >= 3 && chars > 0 && inLinks / chars > options.maxLinkDensity && chars - inLinks < 300) {
-            // A menu: forget what it contributed.
-            blocks.length = c.blocks;
-            tables.length = c.tables;
-          }
+        if (CONTAINER_TAGS.has(name)) {
+          frame.container = { blocks: blocks.length, tables: tables.length, chars: totalChars, linkChars, links };
         }
-      },
+      }
+      if (name === 'a') {
+        linkDepth++;
+        links++;
+      }
+      stack.push(frame);
     },
-    options.limits,
-  );
-  flush();
-  // Tables left open by a truncated page still count.
-  while (tableStack.length) closeTable(tableStack.pop()!);
-  flush();
-  const keptChars = blocks.reduce((n, b) => n + b.length, 0);
-  return { title: collapseWhitespace(title), blocks, tables, droppedByClass, keptChars, report };
+    ontext(text) {
+      if (inTitle) {
+        title += text;
+        return;
+      }
+      if (skipDepth > 0) {
+        if (skipByClass) droppedByClass += text.length;
+        return;
+      }
+      const table = tableStack[tableStack.length - 1];
+      if (table) {
+        if (table.cell) table.cell.text += text;
+        else if (table.inCaption) table.caption += text;
+        return;
+      }
+      buffer += text;
+      totalChars += text.length;
+      if (linkDepth > 0) {
+        bufferLinkChars += text.length;
+        linkChars += text.length;
+      }
+    },
+    onclosetag(name) {
+      if (name === 'title') inTitle = false;
+      const frame = stack.pop();
+      if (!frame) return;
+      if (frame.skipping) {
+        skipDepth--;
+        return;
+      }
+      if (name === 'a' && linkDepth > 0) linkDepth--;
+      const table = tableStack[tableStack.length - 1];
+      if (frame.table && table) {
+        tableStack.pop();
+        closeTable(table);
+        return;
+      }
+      if (table) {
+        if (name === 'td' || name === 'th') table.cell = null;
+        else if (name === 'tr') table.row = null;
+        else if (name === 'thead') table.inHead = false;
+        else if (name === 'caption') table.inCaption = false;
+        else if (table.cell && BLOCK_TAGS.has(name)) table.cell.text += ' ';
+        return;
+      }
+      if (BLOCK_TAGS.has(name)) flush();
+      const c = frame.container;
+      if (c) {
+        const chars = totalChars - c.chars;
+        const inLinks = linkChars - c.linkChars;
+        // Little text outside the links too: a big wrapper with real prose is never dropped here.
+        if (links - c.links >= 3 && chars > 0 && inLinks / chars > options.maxLinkDensity && chars - inLinks < 300) {
+          // A menu: forget what it contributed.
+          blocks.length = c.blocks;
+          tables.length = c.tables;
+        }
+      }
+    },
+  };
+  const finish = (report: TreeReport): Extracted => {
+    flush();
+    // Tables left open by a truncated page still count.
+    while (tableStack.length) closeTable(tableStack.pop()!);
+    flush();
+    const keptChars = blocks.reduce((n, b) => n + b.length, 0);
+    return { title: collapseWhitespace(title), blocks, tables, droppedByClass, keptChars, report };
+  };
+  return { handler, finish };
+};
+
+export const extract = (html: string, options: ExtractOptions): Extracted => {
+  const x = extractor(options);
+  return x.finish(buildTree(html, x.handler, options.limits));
+};
+
+/** The same as `extract`, handing the event loop back between slices of the page (see buildTreeAsync). */
+export const extractAsync = async (html: string, options: ExtractOptions): Promise<Extracted> => {
+  const x = extractor(options);
+  return x.finish(await buildTreeAsync(html, x.handler, options.limits));
 };

@@ -1,6 +1,6 @@
 import { chunkSentences, DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk';
 import { decodeHtml, DEFAULT_MAX_HTML_CHARS, type HtmlInput } from './decode';
-import { extract, type ExtractOptions } from './extract';
+import { extract, extractAsync, type Extracted, type ExtractOptions } from './extract';
 import type { TreeReport } from './tree-builder';
 import { splitSentences } from './sentences';
 import type { MarkdownTable, TableOptions } from './table';
@@ -60,18 +60,51 @@ export const processPage = (input: HtmlInput, options: Partial<PageOptions> = {}
   const o = { ...DEFAULT_PAGE_OPTIONS, ...options };
   try {
     const html = decodeHtml(input, o.maxHtmlChars);
-    if (!html.trim()) return { title: '', text: '', chunks: [], tables: [], notes: [] };
-    const limits = { maxDepth: o.maxDepth, maxWork: o.maxWork };
-    const base: Omit<ExtractOptions, 'classHeuristics'> = { table: o.table, maxTables: o.maxTables, maxLinkDensity: o.maxLinkDensity, limits };
+    if (!html.trim()) return EMPTY_PAGE();
+    const base = baseOptions(o);
     let ex = extract(html, { ...base, classHeuristics: true });
-    // Class words sometimes sit on a wrapper of the whole article ("layout-with-sidebar"): when they
-    // removed most of the page, read it again trusting tags and hidden-markers only.
-    if (ex.droppedByClass > 4 * ex.keptChars && ex.keptChars < 2000) ex = extract(html, { ...base, classHeuristics: false });
-    const sentences = ex.blocks.flatMap(splitSentences);
-    const chunks = chunkSentences(sentences, { ...DEFAULT_CHUNK_OPTIONS, ...o.chunk }).slice(0, o.maxChunks);
-    return { title: ex.title, text: ex.blocks.join('\n'), chunks, tables: ex.tables, notes: notesOf(ex.report, html.length, o) };
+    if (readAgain(ex)) ex = extract(html, { ...base, classHeuristics: false });
+    return finishPage(ex, html.length, o);
   } catch {
     // The tokenizer is forgiving, but a page must never take the run down with it.
-    return { title: '', text: '', chunks: [], tables: [], notes: ['page could not be read'] };
+    return UNREADABLE_PAGE();
   }
+};
+
+/**
+ * `processPage` for a server: the same result, but the event loop gets a turn after every slice of the page,
+ * so other requests on the isolate (a health check, another run) are not held up by a large page.
+ */
+export const processPageAsync = async (input: HtmlInput, options: Partial<PageOptions> = {}): Promise<ProcessedPage> => {
+  const o = { ...DEFAULT_PAGE_OPTIONS, ...options };
+  try {
+    const html = decodeHtml(input, o.maxHtmlChars);
+    if (!html.trim()) return EMPTY_PAGE();
+    const base = baseOptions(o);
+    let ex = await extractAsync(html, { ...base, classHeuristics: true });
+    if (readAgain(ex)) ex = await extractAsync(html, { ...base, classHeuristics: false });
+    return finishPage(ex, html.length, o);
+  } catch {
+    return UNREADABLE_PAGE();
+  }
+};
+
+const EMPTY_PAGE = (): ProcessedPage => ({ title: '', text: '', chunks: [], tables: [], notes: [] });
+const UNREADABLE_PAGE = (): ProcessedPage => ({ title: '', text: '', chunks: [], tables: [], notes: ['page could not be read'] });
+
+const baseOptions = (o: PageOptions): Omit<ExtractOptions, 'classHeuristics'> => ({
+  table: o.table,
+  maxTables: o.maxTables,
+  maxLinkDensity: o.maxLinkDensity,
+  limits: { maxDepth: o.maxDepth, maxWork: o.maxWork },
+});
+
+// Class words sometimes sit on a wrapper of the whole article ("layout-with-sidebar"): when they
+// removed most of the page, read it again trusting tags and hidden-markers only.
+const readAgain = (ex: Extracted) => ex.droppedByClass > 4 * ex.keptChars && ex.keptChars < 2000;
+
+const finishPage = (ex: Extracted, length: number, o: PageOptions): ProcessedPage => {
+  const sentences = ex.blocks.flatMap(splitSentences);
+  const chunks = chunkSentences(sentences, { ...DEFAULT_CHUNK_OPTIONS, ...o.chunk }).slice(0, o.maxChunks);
+  return { title: ex.title, text: ex.blocks.join('\n'), chunks, tables: ex.tables, notes: notesOf(ex.report, length, o) };
 };

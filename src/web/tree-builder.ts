@@ -64,6 +64,28 @@ const IMPLIES_CLOSE = new Map<string, Set<string>>([
  * @example buildTree('<p>a<p>b', h, { maxDepth: 256, maxWork: 1e7 }) // open p, text a, close p, open p, text b, close p
  */
 export const buildTree = (html: string, handler: TreeHandler, limits: TreeLimits): TreeReport => {
+  const t = treeBuilder(html, handler, limits);
+  t.write(0, html.length);
+  return t.finish();
+};
+
+/** Characters tokenized between two hand-backs of the event loop in `buildTreeAsync`. */
+export const SLICE_CHARS = 128 * 1024;
+
+/**
+ * `buildTree` that yields to the event loop after every `SLICE_CHARS` of input: a 4 MB page is seconds of
+ * synchronous work, and the isolate serves nothing else (not even /healthz) while it runs.
+ */
+export const buildTreeAsync = async (html: string, handler: TreeHandler, limits: TreeLimits): Promise<TreeReport> => {
+  const t = treeBuilder(html, handler, limits);
+  for (let at = 0; at < html.length && !t.stopped(); at += SLICE_CHARS) {
+    t.write(at, Math.min(html.length, at + SLICE_CHARS));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  return t.finish();
+};
+
+const treeBuilder = (html: string, handler: TreeHandler, limits: TreeLimits) => {
   const stack: string[] = [];
   const open = new Map<string, number>();
   const report: TreeReport = { dropped: 0, work: 0 };
@@ -194,13 +216,21 @@ export const buildTree = (html: string, handler: TreeHandler, limits: TreeLimits
   const tokenizer = new Tokenizer({ decodeEntities: true }, callbacks);
   // The tokenizer keeps its position private; it is only read once, when the budget runs out.
   const tokenizerIndex = () => (tokenizer as unknown as { index: number }).index;
-  tokenizer.write(html);
-  if (report.cutAt === undefined) tokenizer.end();
-  // Elements still open at the end (or at the cut) close innermost first, as htmlparser2 does.
-  while (stack.length) {
-    const name = stack.pop()!;
-    handler.onclosetag(name);
-  }
-  report.work = work;
-  return report;
+  return {
+    /** Tokenizes html[from, to); indices in callbacks stay offsets into the whole page, so `slice` reads it directly. */
+    write: (from: number, to: number) => {
+      if (report.cutAt === undefined) tokenizer.write(html.slice(from, to));
+    },
+    stopped: () => report.cutAt !== undefined,
+    finish: (): TreeReport => {
+      if (report.cutAt === undefined) tokenizer.end();
+      // Elements still open at the end (or at the cut) close innermost first, as htmlparser2 does.
+      while (stack.length) {
+        const name = stack.pop()!;
+        handler.onclosetag(name);
+      }
+      report.work = work;
+      return report;
+    },
+  };
 };

@@ -3,7 +3,7 @@ import { localEmbedder } from '../../src/embeddings/local';
 import type { ChatRequest } from '../../src/llm/types';
 import { scriptedLLM } from '../../src/llm/scripted';
 import { ragStrategy } from '../../src/strategies/rag';
-import { processPage } from '../../src/web';
+import { processPage, processPageAsync } from '../../src/web';
 import { driveStrategy } from '../helpers/drive';
 
 // Sizes are modest: these tests assert what a reader of the page gets, the bench (bench/hostile) measures time.
@@ -48,6 +48,14 @@ describe('processPage on hostile markup', () => {
     // The same page within the default budget is read to its end.
     expect(processPage(html).text).toContain('Text after the cut.');
     expect(processPage(html).notes).toEqual([]);
+  });
+});
+
+describe('processPageAsync (what a run uses: it yields between slices of the page)', () => {
+  it('gives the same result as processPage, also when entities and tags straddle slice edges', async () => {
+    const html = `<title>T</title>${'<p>Caf&eacute; &amp; b&auml;r. Zwei.</p><div><b><i>x</b></i>'.repeat(12_000)}${'<ul><li>deep '.repeat(3_000)}`;
+    expect(await processPageAsync(html)).toEqual(processPage(html));
+    expect(await processPageAsync(html, { maxWork: 100_000 })).toEqual(processPage(html, { maxWork: 100_000 }));
   });
 });
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Embedder } from '../../embeddings/types';
 import type { RunContext, Source, StepOutcome } from '../../engine/types';
-import { chunkSentences, processPage, rankTables, rankTexts, splitSentences, type MarkdownTable } from '../../web';
+import { chunkSentences, processPageAsync, rankTables, rankTexts, splitSentences, type MarkdownTable } from '../../web';
 import type { RagOptions, RagState, Reference } from './state';
 
 const pageSchema = z.object({ url: z.string().max(4000).default(''), html: z.string(), lastModified: z.string().optional() });
@@ -30,16 +30,16 @@ interface Collected {
   notes: string[];
 }
 
-const fromSuppliedPages = (pages: z.infer<typeof pageSchema>[]): Collected => {
+const fromSuppliedPages = async (pages: z.infer<typeof pageSchema>[]): Promise<Collected> => {
   const out: Collected = { chunks: [], tables: [], pages: [], notes: [] };
-  pages.forEach((p, i) => {
-    const processed = processPage(p.html);
+  for (const [i, p] of pages.entries()) {
+    const processed = await processPageAsync(p.html);
     const title = processed.title || p.url || `page ${i + 1}`;
     for (const note of processed.notes) out.notes.push(`${title.slice(0, 80)}: ${note}`);
     out.pages.push({ title: p.lastModified ? `${title} (last modified ${p.lastModified})` : title, url: p.url || undefined, kind: 'web' });
     for (const c of processed.chunks) out.chunks.push({ text: c, page: i });
     for (const t of processed.tables) out.tables.push({ ...t, page: i });
-  });
+  }
   return out;
 };
 
@@ -73,7 +73,7 @@ export const retrieveStep = async (state: RagState, ctx: RunContext, o: RagOptio
   const question = ctx.request.question;
   const { pages } = readContext(ctx.request.context);
   const started = Date.now();
-  const collected = pages.length ? fromSuppliedPages(pages) : await fromWikipedia(ctx);
+  const collected = pages.length ? await fromSuppliedPages(pages) : await fromWikipedia(ctx);
   const embedder = embedderOf(ctx);
   const topChunks = await rankTexts(question, collected.chunks, (c) => c.text, embedder, { topK: o.topChunks });
   const topTables = await rankTables(question, collected.tables, embedder, o.maxTables);
