@@ -1,3 +1,4 @@
+import { DATA_FENCE_RULE, fence } from '../engine/prompt-data';
 import * as z from 'zod';
 import { checkQuery } from '../evidence/sparql/safety';
 import { tokenize } from '../evidence/sparql/tokenize';
@@ -74,8 +75,9 @@ export const generateQuery: Tool<Input> = {
     const reply = await ctx.llm.chat({
       purpose: 'generateQuery',
       messages: [
-        { role: 'system', content: generatePrompt },
-        { role: 'user', content: `Question: ${ask}\n\nEntities:\n${grounding}` },
+        { role: 'system', content: `${generatePrompt.trim()}\n\n${DATA_FENCE_RULE}` },
+        // Labels and descriptions come from Wikidata, the question from a stranger: both are data.
+        { role: 'user', content: `${fence('QUESTION', ask)}\n\nEntities:\n${fence('ENTITIES', grounding)}` },
       ],
       maxTokens: 400,
       temperature: 0,

@@ -1,3 +1,4 @@
+import { DATA_FENCE_RULE, fence, oneLine } from '../engine/prompt-data';
 import * as z from 'zod';
 import readPrompt from './prompts/read.txt';
 import { chunkPage, pickChunks } from './page-chunks';
@@ -12,9 +13,6 @@ type Input = z.infer<typeof input>;
 
 /** About 1,500 tokens of page text per call, so a read stays cheap on small models. */
 const BUDGET_CHARS = 6_000;
-
-/** The page cannot close or reopen our delimiters. */
-const neutralise = (text: string) => text.replace(/<<<\s*PAGE|PAGE\s*>>>/gi, '[marker removed]');
 
 /** `read(title, question)`: the model answers from the page's best chunks and the answer cites the page. */
 export const read: Tool<Input> = {
@@ -42,12 +40,13 @@ export const read: Tool<Input> = {
     const ask = question ?? ctx.question ?? `What is ${page.title}?`;
     const chunks = pickChunks(chunkPage(page), ask, BUDGET_CHARS);
     if (!chunks.length) return `The page "${page.title}" has no text to read.`;
-    const excerpt = chunks.map((c) => (c.heading ? `[${c.heading}] ${neutralise(c.text)}` : neutralise(c.text))).join('\n\n');
+    const excerpt = chunks.map((c) => (c.heading ? `[${c.heading}] ${c.text}` : c.text)).join('\n\n');
     const reply = await ctx.llm.chat({
       purpose: 'read',
       messages: [
-        { role: 'system', content: readPrompt },
-        { role: 'user', content: `Page: ${page.title}\nQuestion: ${ask}\n\n<<<PAGE\n${excerpt}\nPAGE>>>` },
+        { role: 'system', content: `${readPrompt.trim()}\n\n${DATA_FENCE_RULE}` },
+        // fence() removes PAGE markers from the page text, so the page cannot close its own block.
+        { role: 'user', content: `Page: ${oneLine(page.title)}\n${fence('QUESTION', ask)}\n\n${fence('PAGE', excerpt)}` },
       ],
       maxTokens: 200,
       temperature: 0,

@@ -1,4 +1,4 @@
-import { oneLine } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import { recipeOf } from '../../engine/recipe';
 import type { Strategy } from '../../engine/types';
 import paperPrompt from './prompts/parametric-paper.txt';
@@ -21,8 +21,8 @@ export const parametricStrategy: Strategy<ParametricState> = {
         recipeOf(ctx.request.options) === 'paper'
           ? [{ role: 'user', content: `${paperPrompt.trim()}\nQuestion: ${oneLine(ctx.request.question)}\nAnswer:` }]
           : [
-              { role: 'system', content: prompt.trim() },
-              { role: 'user', content: `Question: ${ctx.request.question}` },
+              { role: 'system', content: `${prompt.trim()}\n\n${DATA_FENCE_RULE}` },
+              { role: 'user', content: fence('QUESTION', ctx.request.question) },
             ],
       maxTokens: 256,
       temperature: 0,

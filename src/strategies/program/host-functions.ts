@@ -1,3 +1,4 @@
+import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import type { RunContext } from '../../engine/types';
 import type { ContentPart } from '../../llm/types';
 import type { HostFunction, Json } from '../../sandbox/types';
@@ -53,7 +54,8 @@ const extractInfo = (ctx: RunContext, input: ProgramContext, recipe: Recipe): Ho
   if (!passages.length && !images.length) return `not available: no passage is linked to "${cellText(cell)}"`;
   if (!passages.length && !ctx.llm.acceptsImages) return imageUnreadable(cellText(cell));
   const text = passages.join('\n\n').slice(0, MAX_PASSAGE_CHARS);
-  const ask = `Cell: ${cellText(cell)}\n\nText:\n${text || '(see the image)'}\n\nInformation wanted: ${what}`;
+  // Cell, passage and target all come from the table or the generated program: fenced as data.
+  const ask = `Cell: ${oneLine(cellText(cell))}\n\n${fence('TEXT', text || '(see the image)')}\n\nInformation wanted: ${oneLine(what)}`;
   const withImages = ctx.llm.acceptsImages && images.length > 0;
   const content: string | ContentPart[] = withImages
     ? [{ type: 'text', text: ask }, ...images.map((url): ContentPart => ({ type: 'image_url', image_url: { url } }))]
@@ -63,7 +65,7 @@ const extractInfo = (ctx: RunContext, input: ProgramContext, recipe: Recipe): Ho
   const reply = await ctx.llm.chat({
     purpose: withImages ? 'vision' : 'extract_info',
     messages: [
-      { role: 'system', content: (paper ? extractPaperPrompt : extractPrompt).trim() },
+      { role: 'system', content: `${(paper ? extractPaperPrompt : extractPrompt).trim()}\n\n${DATA_FENCE_RULE}` },
       { role: 'user', content },
     ],
     maxTokens: paper ? 256 : 64,
@@ -86,7 +88,7 @@ export const checkValues = (ctx: Pick<RunContext, 'llm'>, recipe: Recipe = 'ours
       purpose: 'check',
       messages: [
         { role: 'system', content: checkPaperPrompt.trim() },
-        { role: 'user', content: `Q: ${left} ${operator} ${right}\nCheck:` },
+        { role: 'user', content: `Q: ${oneLine(left)} ${operator} ${oneLine(right)}\nCheck:` },
       ],
       maxTokens: 4,
       temperature: 0,
@@ -99,7 +101,7 @@ export const checkValues = (ctx: Pick<RunContext, 'llm'>, recipe: Recipe = 'ours
     purpose: 'check',
     messages: [
       { role: 'system', content: checkPrompt.trim() },
-      { role: 'user', content: `Is this true?\nA: ${left}\nB: ${right}\nComparison: A ${operator} B` },
+      { role: 'user', content: `Is this true?\nA: ${oneLine(left)}\nB: ${oneLine(right)}\nComparison: A ${operator} B` },
     ],
     maxTokens: 4,
     temperature: 0,

@@ -1,3 +1,4 @@
+import { DATA_FENCE_RULE, defuseProtocol, fence, oneLine } from '../../engine/prompt-data';
 import { recipeOf } from '../../engine/recipe';
 import type { AnswerData, EventInput, RunContext, Strategy } from '../../engine/types';
 import { runProgram } from '../../sandbox';
@@ -81,12 +82,14 @@ const codeMessages = (table: SandboxTable, input: ProgramContext, question: stri
   const shots = programExamples(examples, variant);
   const listing = linearise(table, input.passages, input.images ?? {});
   return [
-    { role: 'system' as const, content: (recipe === 'paper' ? codePaperPrompt : codePrompt).trim() },
+    { role: 'system' as const, content: `${(recipe === 'paper' ? codePaperPrompt : codePrompt).trim()}\n\n${DATA_FENCE_RULE}` },
     {
       role: 'user' as const,
       content: [
         shots.length ? `Worked examples:\n\n${shots.join('\n\n---\n\n')}\n\n---\n` : '',
-        `Now the real task.\n${listing}\nQuestion: ${question}`,
+        // The table and its passages come from the caller: fenced as data. The question keeps the examples' one-line
+        // form, which nothing in it can break out of.
+        `Now the real task.\n${fence('TABLE', listing)}\nQuestion: ${oneLine(question)}`,
         recipe === 'paper' ? `\n${DESCRIBE_FIRST}` : '',
       ].join('\n'),
     },
@@ -114,7 +117,7 @@ const simplifyBySentences = async (state: ProgramState, ctx: RunContext, input: 
   }
   const reply = await ctx.llm.chat({
     purpose: 'simplify',
-    messages: [{ role: 'user', content: simplifyPaperPrompt.replace('{{question}}', () => state.question).replace('{{knowledge}}', () => knowledge.join('\n')).trim() }],
+    messages: [{ role: 'user', content: simplifyPaperPrompt.replace('{{question}}', () => oneLine(state.question)).replace('{{knowledge}}', () => defuseProtocol(knowledge.join('\n'))).trim() }],
     maxTokens: 128,
     temperature: 0,
   });
@@ -148,8 +151,11 @@ const simplifyByPassages = async (state: ProgramState, ctx: RunContext, input: P
   const reply = await ctx.llm.chat({
     purpose: 'simplify',
     messages: [
-      { role: 'system', content: simplifyPrompt.trim() },
-      { role: 'user', content: `Table columns: ${input.table.columns.join(' | ')}\n\n${evidence}\n\nQuestion: ${state.question}` },
+      { role: 'system', content: `${simplifyPrompt.trim()}\n\n${DATA_FENCE_RULE}` },
+      {
+        role: 'user',
+        content: `Table columns: ${oneLine(input.table.columns.join(' | '))}\n\n${fence('PASSAGES', evidence)}\n\n${fence('QUESTION', state.question)}`,
+      },
     ],
     maxTokens: 128,
     temperature: 0,
@@ -178,13 +184,15 @@ const writeProgram = async (state: ProgramState, ctx: RunContext, input: Program
         [
           ...codeMessages(table, input, state.question, examples, recipe, ctx.request.variant),
           { role: 'assistant' as const, content: `\`\`\`javascript\n${state.code ?? ''}\n\`\`\`` },
-          { role: 'user' as const, content: `${refinePaperPrompt.trim()}\n\nWhat happened:\n${state.failure ?? 'the result was empty'}` },
+          { role: 'user' as const, content: `${refinePaperPrompt.trim()}\n\nWhat happened:\n${fence('RESULT', state.failure ?? 'the result was empty')}` },
         ]
       : [
-          { role: 'system' as const, content: refinePrompt.trim() },
+          { role: 'system' as const, content: `${refinePrompt.trim()}\n\n${DATA_FENCE_RULE}` },
           {
             role: 'user' as const,
-            content: `${linearise(table, input.passages, input.images ?? {})}\nQuestion: ${state.question}\n\nPrevious program:\n\`\`\`javascript\n${state.code ?? ''}\n\`\`\`\n\nWhat went wrong:\n${state.failure ?? 'unknown'}`,
+            content:
+              `${fence('TABLE', linearise(table, input.passages, input.images ?? {}))}\nQuestion: ${oneLine(state.question)}\n\n` +
+              `Previous program:\n\`\`\`javascript\n${state.code ?? ''}\n\`\`\`\n\nWhat went wrong:\n${fence('RESULT', state.failure ?? 'unknown')}`,
           },
         ];
   const reply = await ctx.llm.chat({ purpose: refine ? 'refine' : 'code', messages, maxTokens: 1024, temperature: 0 });

@@ -1,3 +1,4 @@
+import { DATA_FENCE_RULE, fence } from '../../engine/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { evaluateExpression } from '../../sandbox';
 import prompt from './prompts/calculator.txt';
@@ -27,8 +28,8 @@ export const calculatorStep = async (state: RagState, ctx: RunContext, o: RagOpt
       ctx.llm.chat({
         purpose: 'calculator',
         messages: [
-          { role: 'system', content: prompt.trim() },
-          { role: 'user', content: `Question: ${question}\n\n${formatReferences(state.refs)}` },
+          { role: 'system', content: `${prompt.trim()}\n${DATA_FENCE_RULE}` },
+          { role: 'user', content: `${fence('QUESTION', question)}\n\n${formatReferences(state.refs)}` },
         ],
         maxTokens: 200,
         temperature: 0.5,

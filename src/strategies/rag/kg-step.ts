@@ -1,4 +1,4 @@
-import { DATA_FENCE_RULE, fence } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { callKg, checkCall, describeEndpoints, parseCalls } from './kg/client';
 import { parseEntities } from './kg/entities';
@@ -72,8 +72,8 @@ const kgCallsStep = async (state: RagState, ctx: RunContext): Promise<StepOutcom
   const reply = await ctx.llm.chat({
     purpose: 'kg',
     messages: [
-      { role: 'system', content: prompt.replace('{{endpoints}}', describeEndpoints(domain)).trim() },
-      { role: 'user', content: `Question: ${question}\nQuery time: ${(ctx.request.context?.queryTime as string | undefined) ?? 'unknown'}` },
+      { role: 'system', content: `${prompt.replace('{{endpoints}}', describeEndpoints(domain)).trim()}\n\n${DATA_FENCE_RULE}` },
+      { role: 'user', content: `${fence('QUESTION', question)}\nQuery time: ${oneLine((ctx.request.context?.queryTime as string | undefined) ?? 'unknown')}` },
     ],
     maxTokens: 300,
     temperature: 0,

@@ -1,3 +1,4 @@
+import { DATA_FENCE_RULE, fence } from '../../engine/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { answerEvent, normalizeAnswer } from './answer';
 import paperPrompt from './prompts/reasoning-paper.txt';
@@ -28,7 +29,7 @@ export const reasoningStep = async (state: RagState, ctx: RunContext, o: RagOpti
   const reply = await ctx.llm.chat({
     purpose: 'reasoning',
     messages: [
-      { role: 'system', content: (o.recipe === 'paper' ? paperPrompt : prompt).trim() },
+      { role: 'system', content: `${(o.recipe === 'paper' ? paperPrompt : prompt).trim()}\n\n${DATA_FENCE_RULE}` },
       { role: 'user', content: reasoningInput(ctx.request.question, queryTime, state) },
     ],
     maxTokens: 800,
@@ -60,8 +61,9 @@ export const summarizeStep = async (state: RagState, ctx: RunContext): Promise<S
   const reply = await ctx.llm.chat({
     purpose: 'summarize',
     messages: [
-      { role: 'system', content: summarizePrompt.trim() },
-      { role: 'user', content: `Question: ${ctx.request.question}\n\nDraft:\n${state.draft ?? ''}` },
+      { role: 'system', content: `${summarizePrompt.trim()}\n\n${DATA_FENCE_RULE}` },
+      // The draft was written over quoted pages: it is data for the summariser too.
+      { role: 'user', content: `${fence('QUESTION', ctx.request.question)}\n\n${fence('DRAFT', state.draft ?? '')}` },
     ],
     maxTokens: 80,
     temperature: 0,

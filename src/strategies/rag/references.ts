@@ -1,3 +1,4 @@
+import { fence, oneLine } from '../../engine/prompt-data';
 import type { RagState, Reference } from './state';
 
 // A page could close our wrapper and write its own "instructions" after it; neutralise the markers.
@@ -15,7 +16,7 @@ export const formatReferences = (refs: Reference[]): string => {
 
 /** Everything the reasoning step weighs, in one user message. */
 export const reasoningInput = (question: string, queryTime: string | undefined, state: RagState): string => {
-  const parts = [`Question: ${question}`, `Query time: ${queryTime ?? 'unknown'}`, formatReferences(state.refs)];
+  const parts = [fence('QUESTION', question), `Query time: ${oneLine(queryTime ?? 'unknown')}`, formatReferences(state.refs)];
   if (state.pageNotes?.length) {
     parts.push(`Notes on the pages (the evidence from these pages is partial):\n${state.pageNotes.map((n) => `- ${escapeData(n)}`).join('\n')}`);
   }
