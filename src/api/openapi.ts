@@ -59,7 +59,11 @@ const runSchema: Json = {
     answer: { type: ['string', 'null'] },
     answers: { type: 'object', additionalProperties: { type: 'string' } },
     sources: { type: 'array', items: { type: 'object', properties: { title: { type: 'string' }, url: { type: 'string' }, kind: { type: 'string' } } } },
-    confidence: { type: ['string', 'null'] },
+    confidence: {
+      type: ['string', 'null'],
+      description: 'agreement of the sources that answered from evidence: all_agree, two_agree, conflict, one_source, none (program mode: high, low)',
+    },
+    agreementSources: { type: 'array', items: { type: 'string' }, description: 'keys of `answers` the confidence is computed over; the model\'s own knowledge never counts' },
     entities: {
       type: 'array',
       description: 'the Wikidata entities behind the answer, one per item of a list answer (empty when not known)',
