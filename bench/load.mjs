@@ -8,7 +8,7 @@
 //   node bench/load.mjs --runs 50 --latency 100
 //   node bench/load.mjs --url http://127.0.0.1:8791   use a dev server you started (it must point at a model)
 import { startStub } from '../tests/support/openai-stub.mjs';
-import { percentile, startDev } from './lib/dev-server.mjs';
+import { consumeSse, percentile, startDev } from './lib/dev-server.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -35,18 +35,13 @@ const oneRun = async (url, i, signal) => {
     signal,
   });
   if (res.status !== 200) return { ok: false, error: `HTTP ${res.status} ${(await res.text()).slice(0, 200)}` };
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let text = '';
   let first;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += value;
-    if (first === undefined && /^event: /m.test(text)) first = performance.now() - t0;
-  }
+  let status = 'no done event';
+  await consumeSse(res, (name, data, t) => {
+    first ??= t - t0;
+    if (name === 'done') status = data?.status;
+  });
   const total = performance.now() - t0;
-  const doneBlock = text.split('\n\n').find((b) => b.includes('event: done'));
-  const status = doneBlock ? JSON.parse(doneBlock.split('\ndata: ')[1]).status : 'no done event';
   return status === 'succeeded' ? { ok: true, first, total } : { ok: false, error: `run ended: ${status}` };
 };
 

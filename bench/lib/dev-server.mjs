@@ -1,23 +1,19 @@
 // Bench helpers: the shared dev-server starter, an SSE reader that timestamps events, and percentiles.
+import { createParser } from 'eventsource-parser';
 export { freePort, startDev } from '../../tests/support/dev-server.mjs';
 
-/** Reads an SSE response, calling onEvent(name, data, tMs) as each event arrives. */
+/** Reads an SSE response, calling onEvent(name, data, tMs) as each event arrives (the Worker's parser). */
 export const consumeSse = async (res, onEvent) => {
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let buf = '';
+  const parser = createParser({
+    onEvent: ({ event, data }) => {
+      if (event) onEvent(event, data ? JSON.parse(data) : null, performance.now());
+    },
+  });
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    buf += decoder.decode(value, { stream: true });
-    let i;
-    while ((i = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (event) onEvent(event, data ? JSON.parse(data) : null, performance.now());
-    }
+    parser.feed(value);
   }
 };
 

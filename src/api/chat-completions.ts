@@ -1,3 +1,4 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Hono } from 'hono';
 import type { AgentRun } from '../../durable-objects/agent-run';
 import { loadConfig } from '../config';
@@ -83,31 +84,6 @@ const completionBody = (view: RunView, model: string) => ({
   run: { runId: view.runId, status: view.status, sources: view.sources, confidence: view.confidence },
 });
 
-interface SseBlock {
-  id?: number;
-  event?: string;
-  data?: string;
-  comment?: boolean;
-}
-
-const parseBlock = (block: string): SseBlock => {
-  const out: SseBlock = {};
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) {
-      out.comment = true;
-      continue;
-    }
-    const i = line.indexOf(':');
-    if (i < 0) continue;
-    const field = line.slice(0, i);
-    const value = line.slice(i + 1).replace(/^ /, '');
-    if (field === 'id') out.id = Number(value);
-    else if (field === 'event') out.event = value;
-    else if (field === 'data') out.data = out.data === undefined ? value : `${out.data}\n${value}`;
-  }
-  return out;
-};
-
 const encoder = new TextEncoder();
 const RECONNECTS = 8;
 /**
@@ -144,13 +120,12 @@ const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Respon
   let finished = false;
   let reconnects = 0;
   let lastEventAt = Date.now();
-  let buffer = '';
   let reader: ReadableStreamDefaultReader<string> | undefined = first.body?.pipeThrough(new TextDecoderStream()).getReader();
+  let pending: Uint8Array[] = [];
 
-  const frames = (block: SseBlock): Uint8Array[] => {
-    if (block.comment && !block.event) return [encoder.encode(': keep-alive\n\n')];
-    if (!block.event || block.data === undefined) return [];
-    if (block.id !== undefined) lastId = block.id;
+  const frames = (block: EventSourceMessage): Uint8Array[] => {
+    if (!block.event || !block.data) return [];
+    if (block.id !== undefined) lastId = Number(block.id);
     lastEventAt = Date.now();
     const type = block.event as EventType;
     const data = JSON.parse(block.data) as Record<string, unknown>;
@@ -179,6 +154,14 @@ const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Respon
     const line = reasoningLine(type, data);
     return line ? [chunk({ reasoning_content: line })] : [];
   };
+
+  // One parser per opened stream: a half-read frame of a broken stream must not leak into the reopened one.
+  const newParser = () =>
+    createParser({
+      onEvent: (message) => pending.push(...frames(message)),
+      onComment: () => pending.push(encoder.encode(': keep-alive\n\n')),
+    });
+  let parser = newParser();
 
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -215,13 +198,12 @@ const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Respon
         }
         if (read.done) {
           reader = undefined;
-          buffer = '';
+          parser = newParser();
           continue;
         }
-        buffer += read.value;
-        const blocks = buffer.split('\n\n');
-        buffer = blocks.pop() ?? '';
-        const out = blocks.flatMap((b) => frames(parseBlock(b)));
+        parser.feed(read.value);
+        const out = pending;
+        pending = [];
         if (out.length) {
           for (const f of out) controller.enqueue(f);
           return;

@@ -1,3 +1,4 @@
+import { createParser } from 'eventsource-parser';
 import { exports } from 'cloudflare:workers';
 
 export const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -17,25 +18,18 @@ export interface SseEvent {
   data?: any;
 }
 
-/** Parses a whole SSE body (comments dropped). */
-export const parseSse = (text: string): SseEvent[] =>
-  text
-    .split('\n\n')
-    .map((block) => block.trim())
-    .filter((block) => block && !block.startsWith(':'))
-    .map((block) => {
-      const e: SseEvent = {};
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue;
-        const i = line.indexOf(':');
-        const field = line.slice(0, i);
-        const value = line.slice(i + 1).trimStart();
-        if (field === 'id') e.id = Number(value);
-        else if (field === 'event') e.event = value;
-        else if (field === 'data') e.data = JSON.parse(value);
-      }
-      return e;
-    })
-    .filter((e) => e.event);
+/** Parses a whole SSE body with the same parser the Worker uses (comments dropped, events without a type too). */
+export const parseSse = (text: string): SseEvent[] => {
+  const events: SseEvent[] = [];
+  const parser = createParser({
+    onEvent: ({ id, event, data }) => {
+      if (event) events.push({ ...(id !== undefined ? { id: Number(id) } : {}), event, data: JSON.parse(data) });
+    },
+  });
+  parser.feed(text);
+  // A body that ends without the blank line still carries its last frame.
+  parser.feed('\n\n');
+  return events;
+};
 
 export const readSse = async (res: Response) => parseSse(await res.text());

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentRun } from '../../durable-objects/agent-run';
 import { installScript } from '../../src/llm/scripted';
 import { allowTick, killWaiters, tickExecutions, waitingAt } from '../../src/strategies/testing/tool-loop';
-import { get, post, readSse } from './helpers';
+import { get, parseSse, post, readSse } from './helpers';
 
 const stubFor = (runId: string) => env.AGENT_RUN.get(env.AGENT_RUN.idFromName(runId)) as DurableObjectStub<AgentRun>;
 
@@ -100,7 +100,7 @@ describe('the event stream', () => {
     const res = await post('/v1/answer', { question: 'slow', mode: 'test-tool-loop', options: { calls: 1, runKey: 'heartbeat', delayMs: 1_200 } }, { accept: 'text/event-stream' });
     const text = await res.text();
     expect(text).toMatch(/^: keep-alive$/m);
-    const events = text.split('\n\n').filter((b) => b.includes('event: ')).map((b) => /event: (\w+)/.exec(b)![1]);
+    const events = parseSse(text).map((e) => e.event);
     expect(events).toEqual(['run', 'thought', 'action', 'observation', 'answer', 'done']);
   });
 });
