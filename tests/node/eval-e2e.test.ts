@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMintaka } from '../../src/eval/loaders/mintaka';
-// @ts-expect-error plain JS module without types
 import { startStub } from '../support/openai-stub.mjs';
 import { startDev, type DevServer } from '../support/dev-server.mjs';
 

@@ -4,7 +4,6 @@ import { judgedAccuracy } from '../../src/eval/judged-accuracy';
 import { seededSample } from '../../src/eval/sample';
 import { indexPredictions, scoreBenchmark } from '../../src/eval/score';
 import type { EvalItem } from '../../src/eval/types';
-// @ts-expect-error plain JS module without types
 import { startStub } from '../support/openai-stub.mjs';
 
 describe('--sample N --seed S', () => {

@@ -14,7 +14,6 @@ import { seededSample } from '../../src/eval/sample';
 import { indexPredictions, scoreBenchmark } from '../../src/eval/score';
 import type { Benchmark, EvalItem, Prediction } from '../../src/eval/types';
 import { startDev, type DevServer } from '../support/dev-server.mjs';
-// @ts-expect-error plain JS module without types
 import { startStub } from '../support/openai-stub.mjs';
 import { startWikidataApi } from '../support/wikidata-api-stub.mjs';
 

@@ -9,7 +9,6 @@ import { prepareContexts } from '../../src/eval/node/contexts';
 import { runEvaluation } from '../../src/eval/node/evaluate';
 import { readBenchmarkText } from '../../src/eval/node/read-text';
 import { startDev, type DevServer } from '../support/dev-server.mjs';
-// @ts-expect-error plain JS module without types
 import { startStub } from '../support/openai-stub.mjs';
 
 /**

@@ -1,0 +1,16 @@
+/** Types for openai-stub.mjs: a scriptable OpenAI-compatible server on 127.0.0.1 (see the README, "The model stub"). */
+export interface StubRequest {
+  purpose: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+export interface Stub {
+  port: number;
+  /** The OpenAI base URL, ending in /v1. */
+  url: string;
+  requests: StubRequest[];
+  /** Replies per purpose (`default` for the rest), or `byQuestion: {question: {purpose: [...]}}`. */
+  setScript: (script: any) => void;
+  close: () => Promise<void>;
+}
+export declare const startStub: (options?: { port?: number; latencyMs?: number; host?: string }) => Promise<Stub>;
