@@ -6,12 +6,18 @@ describe('per-key rate limit', () => {
     const key = uniqueKey('limit');
     const call = deployedStyle({ API_KEYS: key, RATE_LIMIT_PER_MINUTE: '60' });
     const headers = { authorization: `Bearer ${key}` };
+    // The bucket refills one token a second, so on a slow machine a request or two past the 60th may still pass;
+    // what must hold is that the first 60 pass and the limit then bites well before a second minute's worth.
     for (let i = 1; i <= 60; i++) {
       const res = await call('/v1/models', { headers });
       expect(res.status, `request ${i}`).toBe(200);
       await res.arrayBuffer();
     }
-    const res = await call('/v1/models', { headers });
+    let res = await call('/v1/models', { headers });
+    for (let extra = 0; res.status === 200 && extra < 10; extra++) {
+      await res.arrayBuffer();
+      res = await call('/v1/models', { headers });
+    }
     expect(res.status).toBe(429);
     const retryAfter = Number(res.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter)).toBe(true);
