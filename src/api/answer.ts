@@ -8,6 +8,7 @@ import { runScope, type CallerVariables } from './auth';
 import { readJsonBody } from './body';
 import { HttpError } from './errors';
 import { newRunId, runEvents, runStub, waitForRun } from './run-stub';
+import { checkOptions } from './options-schemas';
 import { answerRequestSchema } from './schemas';
 
 /** A stream that starts with `head` and continues with the body of a response fetched meanwhile. */
@@ -48,6 +49,7 @@ export const createRun = async (
   if (!strategyFor(mode, config)) {
     throw new HttpError(400, 'unknown_mode', `mode must be one of: ${availableModes(config).join(', ')}`);
   }
+  const options = checkOptions(mode, body.options);
   const llm = createLLM(config, { AI: (env as { AI?: Ai }).AI });
   if (!llm.ok) throw new HttpError(503, 'llm_unavailable', llm.reason);
   const runId = newRunId();
@@ -56,7 +58,7 @@ export const createRun = async (
     variant,
     mode,
     ...(body.context ? { context: body.context as Record<string, unknown> } : {}),
-    ...(body.options ? { options: body.options } : {}),
+    ...(options ? { options } : {}),
   };
   const stub = runStub(env, runId);
   await stub.start(runId, request, owner);

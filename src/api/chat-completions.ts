@@ -222,7 +222,7 @@ export const chatCompletionRoutes = new Hono<{ Bindings: Env; Variables: CallerV
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
   const choice = parseModel(body.model, config);
   const question = questionFrom(body.messages);
-  const { runId, stub } = await createRun(c.env, { question, variant: choice.variant, ...(choice.mode ? { mode: choice.mode } : {}) }, runScope(c));
+  const { runId, stub } = await createRun(c.env, { question, variant: choice.variant, ...(choice.mode ? { mode: choice.mode } : {}), ...(body.options ? { options: body.options } : {}) }, runScope(c));
   if (body.stream) {
     const first = await runEvents(stub, 0);
     return new Response(chunkStream(() => runStub(c.env, runId), first, runId, body.model), { headers: { ...SSE_HEADERS, 'x-run-id': runId } });

@@ -25,6 +25,10 @@ export const chatRequestSchema = z
       .meta({ description: 'The last message with role "user" is the question (≤ 2,000 characters); earlier turns are ignored' }),
     stream: z.boolean().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).loose().optional(),
+    options: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: 'Not an OpenAI parameter: the same per-mode options as POST /v1/answer (an unknown key is a 400 naming it)' }),
   })
   .loose();
 

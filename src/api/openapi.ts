@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { RUN_STATUSES, VARIANTS } from '../engine/types';
 import { DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE } from './runs';
 import { chatRequestSchema } from './chat-schema';
+import { MODE_OPTIONS } from './options-schemas';
 import { answerRequestSchema, MAX_BODY_BYTES, MAX_CONTEXT_BODY_BYTES, MAX_PAGE_BYTES, MAX_QUESTION_CHARS } from './schemas';
 
 /**
@@ -266,6 +267,19 @@ const documented = (): Paths => ({
   },
 });
 
+const optionsName = (mode: string) => `Options_${mode.replace(/[^A-Za-z0-9_]/g, '_')}`;
+
+/** One component per mode: the keys its `options` take (strict: any other key is a 400). */
+const optionSchemas = () => Object.fromEntries(Object.entries(MODE_OPTIONS).map(([mode, schema]) => [optionsName(mode), { ...jsonSchema(schema), title: `options of mode "${mode}"` }]));
+
+/** A request's `options` is one mode's options: which one is decided by the request's mode. */
+const withModeOptions = (schema: Json): Json => {
+  const props = schema.properties as Record<string, Json> | undefined;
+  if (!props?.options) return schema;
+  const { description } = props.options;
+  return { ...schema, properties: { ...props, options: { description, anyOf: Object.keys(MODE_OPTIONS).map((m) => ref(optionsName(m))) } } };
+};
+
 const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
 
 /** Hono's "/v1/runs/:id" → OpenAPI's "/v1/runs/{id}". */
@@ -301,8 +315,9 @@ export const openApiDocument = (routes: Array<{ method: string; path: string }>,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
-        AnswerRequest: jsonSchema(answerRequestSchema),
-        ChatCompletionRequest: jsonSchema(chatRequestSchema),
+        AnswerRequest: withModeOptions(jsonSchema(answerRequestSchema)),
+        ChatCompletionRequest: withModeOptions(jsonSchema(chatRequestSchema)),
+        ...optionSchemas(),
         Run: runSchema,
         RunSummary: runSummarySchema,
         RunStatus: runStatusSchema,

@@ -1,7 +1,5 @@
 import * as z from 'zod';
 import { VARIANTS } from '../engine/types';
-import { RECIPES } from '../engine/recipe';
-import { bundledLibraryNames } from '../fewshot/library';
 
 export const MAX_QUESTION_CHARS = 2_000;
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -69,16 +67,9 @@ export const answerRequestSchema = z
     context: contextSchema.optional(),
     options: z
       .record(z.string(), z.unknown())
-      .refine((o) => o.recipe === undefined || (RECIPES as readonly unknown[]).includes(o.recipe), {
-        message: `options.recipe must be one of: ${RECIPES.join(', ')} (see docs/FIDELITY.md)`,
-        path: ['recipe'],
-      })
-      .refine((o) => o.library === undefined || (typeof o.library === 'string' && bundledLibraryNames().includes(o.library)), {
-        message: `options.library must name a bundled few-shot library: ${bundledLibraryNames().join(', ')} (import more with npm run fewshot:import)`,
-        path: ['library'],
-      })
       .describe(
-        'Per-request knobs. recipe: "ours" (default) or "paper" (agent, program and rag modes run the published recipe; docs/FIDELITY.md). ' +
+        'Per-request knobs; which keys a request may send depends on its mode (an unknown key or a wrong type is a 400 naming it; ' +
+          'components.schemas.Options_<mode> in /openapi.json lists each mode\'s). recipe: "ours" (default) or "paper" (agent, program and rag modes run the published recipe; docs/FIDELITY.md). ' +
           'rag: dynamicPolicy ("abstain" | "answer"; abstain is the crag default), attributeSamples, kgMode ("rules" | "calls"), tableChars, topChunks, maxTables. ' +
           'program: refineRounds, simplify, fewshot. agent: fewshot, k, seed, library (a bundled few-shot library, e.g. one imported with npm run fewshot:import), maxIterations, answerStyle, abstain. limits: {maxSteps, maxLLMCalls, maxWallMs, maxTokens}.',
       )

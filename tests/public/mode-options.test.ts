@@ -1,0 +1,83 @@
+import { exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { installScript } from '../../src/llm/scripted';
+import { post } from '../engine/helpers';
+
+const QUESTION = 'Who directed Forrest Gump?';
+
+const errorOf = async (res: Response) => {
+  expect(res.status).toBe(400);
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  expect(body.error.code).toBe('invalid_request');
+  return body.error.message;
+};
+
+/** Each mode's options are its own: a key another mode takes, a typo or a wrong type is refused before a run starts. */
+describe('options per mode', () => {
+  const typos: Array<[mode: string, options: Record<string, unknown>, key: string]> = [
+    ['agent', { fewshots: 'dpp' }, 'fewshots'],
+    ['program', { refineRound: 1 }, 'refineRound'],
+    ['rag', { kgmode: 'calls' }, 'kgmode'],
+    ['parametric', { fewshot: 'dpp' }, 'fewshot'],
+    ['static-pipeline', { k: 3 }, 'k'],
+    ['late-fusion-random', { abstain: true }, 'abstain'],
+    ['structured-only', { dynamicPolicy: 'answer' }, 'dynamicPolicy'],
+    ['test-tool-loop', { call: 2 }, 'call'],
+  ];
+  for (const [mode, options, key] of typos) {
+    it(`POST /v1/answer mode ${mode}: an unknown option "${key}" is a 400 naming it and the mode`, async () => {
+      const message = await errorOf(await post('/v1/answer', { question: QUESTION, mode, options }));
+      expect(message).toContain(`options.${key} is not an option of mode "${mode}"`);
+    });
+  }
+
+  it('the default mode is checked too, and nested limits are strict', async () => {
+    expect(await errorOf(await post('/v1/answer', { question: QUESTION, options: { fewshots: 'dpp' } }))).toContain('options.fewshots is not an option of mode "agent"');
+    expect(await errorOf(await post('/v1/answer', { question: QUESTION, mode: 'agent', options: { limits: { maxCalls: 2 } } }))).toContain('options.limits.maxCalls is not an option of mode "agent"');
+  });
+
+  const wrongTypes: Array<[mode: string, options: Record<string, unknown>, key: string]> = [
+    ['agent', { k: 'three' }, 'k'],
+    ['agent', { fewshot: 4 }, 'fewshot'],
+    ['program', { fewshot: 'dpp' }, 'fewshot'],
+    ['program', { simplify: 'no' }, 'simplify'],
+    ['rag', { tableChars: 1.5 }, 'tableChars'],
+    ['rag', { dynamicPolicy: 'never' }, 'dynamicPolicy'],
+    ['agent', { limits: { maxSteps: '5' } }, 'limits.maxSteps'],
+  ];
+  for (const [mode, options, key] of wrongTypes) {
+    it(`mode ${mode}: a wrong value for ${key} is a 400 naming it`, async () => {
+      expect(await errorOf(await post('/v1/answer', { question: QUESTION, mode, options }))).toContain(`options.${key} (mode "${mode}")`);
+    });
+  }
+
+  it('POST /v1/chat/completions checks options against the mode its model names', async () => {
+    const chat = (model: string, options: Record<string, unknown>) =>
+      exports.default.fetch('http://localhost/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: QUESTION }], options }),
+      });
+    expect(await errorOf(await chat('mintaka:agent', { fewshots: 'dpp' }))).toContain('options.fewshots is not an option of mode "agent"');
+    expect(await errorOf(await chat('mintaka', { fewshots: 'dpp' }))).toContain('options.fewshots is not an option of mode "agent"');
+    expect(await errorOf(await chat('hybridqa:program', { k: 3 }))).toContain('options.k is not an option of mode "program"');
+    expect(await errorOf(await chat('mintaka:rag', { topChunks: 'ten' }))).toContain('options.topChunks (mode "rag")');
+  });
+
+  it('valid options still run', async () => {
+    installScript({ parametric: ['Robert Zemeckis'] });
+    const res = await post('/v1/answer', { question: QUESTION, mode: 'parametric', options: { recipe: 'ours', booleanStyle: 'true-false', limits: { maxLLMCalls: 3 } } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ answer: 'Robert Zemeckis', status: 'succeeded' });
+  });
+
+  it('/openapi.json documents each mode\'s options', async () => {
+    const doc = await (await exports.default.fetch('http://localhost/openapi.json')).json<any>();
+    const agent = doc.components.schemas.Options_agent;
+    expect(agent.additionalProperties).toBe(false);
+    expect(Object.keys(agent.properties)).toEqual(expect.arrayContaining(['fewshot', 'k', 'seed', 'library', 'limits', 'recipe']));
+    expect(doc.components.schemas.Options_program.properties.fewshot.type).toBe('integer');
+    expect(doc.components.schemas.AnswerRequest.properties.options.anyOf).toContainEqual({ $ref: '#/components/schemas/Options_rag' });
+    expect(doc.components.schemas.ChatCompletionRequest.properties.options.anyOf).toContainEqual({ $ref: '#/components/schemas/Options_program' });
+  });
+});
