@@ -1,5 +1,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import { loadConfig, type Config } from '../src/config';
+import { loadArchive } from '../src/engine/archives';
+import { encodeArchive, parseArchive, recordingEvidence, replayingEvidence, sha256Hex, type EvidenceRecord, type RecordedResponse, type ReplaySource } from '../src/evidence/recording';
+import type { Evidence } from '../src/evidence/types';
 import { applyAnswerFormat } from '../src/engine/answer-format';
 import { createRunContext } from '../src/engine/context';
 import { limitsFor } from '../src/engine/limits';
@@ -8,11 +11,27 @@ import { runView, type RunView } from '../src/engine/run-view';
 import { createServices, createToolRegistry } from '../src/engine/services';
 import { SSE_HEADERS, sseComment, sseFrame } from '../src/engine/sse';
 import { indexRunCreated, indexRunStatus, OPEN_OWNER, type RunSummary } from '../src/engine/run-index';
-import { isTerminal, LimitError, RunCancelled, type AnswerData, type EventInput, type RunEvent, type RunRequest, type RunStatus } from '../src/engine/types';
+import { isTerminal, LimitError, RunCancelled, type AnswerData, type EventInput, type RunEvent, type RunRequest, type RunStatus, type Usage } from '../src/engine/types';
 import { createLLM } from '../src/llm';
 import { LLMError } from '../src/llm/types';
 import { strategyFor } from '../src/strategies';
-import { RunStore, type RunMeta } from './run-store';
+import { RunStore, type Checkpoint, type RawEvent, type RunMeta } from './run-store';
+
+/** What a fork copies from its parent: the request, the stored events up to the fork point and the checkpoints. */
+export interface ForkSource {
+  request: RunRequest;
+  events: RawEvent[];
+  checkpoints: Checkpoint[];
+  replay?: { archiveId: string };
+}
+
+export type ForkSourceOutcome = { ok: true; source: ForkSource } | { ok: false; code: 'not_found' | 'invalid_step'; message: string };
+
+/** The archive a run replays: `options.evidence.replay`, else the deploy-wide EVIDENCE_REPLAY. */
+const replayArchiveOf = (request: RunRequest, config: Config): string | undefined => {
+  const fromOptions = (request.options?.evidence as { replay?: unknown } | undefined)?.replay;
+  return typeof fromOptions === 'string' ? fromOptions : config.EVIDENCE_REPLAY || undefined;
+};
 
 /** If the object dies mid-step, this alarm (armed before each step) resumes the run. */
 const WATCHDOG_MS = 60_000;
@@ -42,6 +61,8 @@ export class AgentRun extends DurableObject<Env> {
   private stepping = false;
   /** Aborts the step in flight: its wall-time deadline, a cancel, or the watchdog. */
   private inflight: AbortController | undefined;
+  /** The replayed archive, parsed once per instance. */
+  private replaySource: { archiveId: string; records: Map<string, EvidenceRecord> } | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -63,10 +84,74 @@ export class AgentRun extends DurableObject<Env> {
     const config = this.config();
     const now = Date.now();
     const meta = this.store.create(runId, request, now, owner ?? OPEN_OWNER);
-    this.append(meta, [{ type: 'run', data: { runId, variant: request.variant, mode: request.mode, question: request.question } }], config);
+    const archiveId = replayArchiveOf(request, config);
+    if (archiveId) meta.replay = { archiveId };
+    this.append(meta, [{ type: 'run', data: { runId, variant: request.variant, mode: request.mode, question: request.question } }], config, true);
     await this.index(() => indexRunCreated(this.db(), { runId, owner: owner ?? OPEN_OWNER, question: request.question, variant: request.variant, mode: request.mode, createdAt: now }));
     await this.ctx.storage.setAlarm(now);
     return { created: true };
+  }
+
+  /**
+   * A fork's first half, asked of the parent: its stored events up to step `fromStep` and the state after it.
+   * Nothing of the parent changes. Step 0 is the run before its first step; the step that ended a run has no state
+   * to continue from.
+   */
+  async forkSource(fromStep: number, caller?: string): Promise<ForkSourceOutcome> {
+    const meta = this.store.meta();
+    if (!meta || !visibleTo(meta, caller)) return { ok: false, code: 'not_found', message: 'no such run' };
+    const all = this.store.checkpoints();
+    const at = all.find((c) => c.step === fromStep);
+    if (!at) {
+      const steps = all.map((c) => c.step);
+      const range = steps.length ? `${steps[0]}–${steps[steps.length - 1]}` : 'none yet';
+      return { ok: false, code: 'invalid_step', message: `fromStep ${fromStep} is not a stored step of this run (steps a fork can start after: ${range})` };
+    }
+    const checkpoints = all.filter((c) => c.step <= fromStep).map((c) => this.store.checkpoint(c.step)!);
+    return { ok: true, source: { request: meta.request, events: this.store.rawEventsUpTo(at.lastEventId), checkpoints, replay: meta.replay } };
+  }
+
+  /** A fork's second half, on the new run: copy the parent's events as stored, restore the state, go on. */
+  async startFork(runId: string, request: RunRequest, parent: { runId: string; fromStep: number }, source: ForkSource, owner?: string): Promise<{ created: boolean }> {
+    if (this.store.meta()) return { created: false };
+    const config = this.config();
+    const now = Date.now();
+    const at = source.checkpoints[source.checkpoints.length - 1];
+    const archiveId = replayArchiveOf(request, config);
+    const meta: RunMeta = {
+      runId,
+      request,
+      status: at.state === undefined ? 'queued' : 'running',
+      ...(at.state === undefined ? {} : { state: at.state }),
+      usage: at.usage,
+      steps: at.step,
+      startedAt: now,
+      owner: owner ?? OPEN_OWNER,
+      parent,
+      ...(archiveId ? { replay: { archiveId } } : {}),
+    };
+    // The `run` event names this run; every later event is the parent's, byte for byte.
+    const events = source.events.map((e) =>
+      e.type === 'run' ? { ...e, data: JSON.stringify({ runId, variant: request.variant, mode: request.mode, question: request.question }) } : e,
+    );
+    this.store.seed(meta, events, source.checkpoints);
+    await this.index(() => indexRunCreated(this.db(), { runId, owner: owner ?? OPEN_OWNER, question: request.question, variant: request.variant, mode: request.mode, createdAt: now }));
+    await this.ctx.storage.setAlarm(now);
+    return { created: true };
+  }
+
+  /** Links a fork to its parent; the parent's events and state stay as they are. */
+  async addFork(child: { runId: string; fromStep: number }): Promise<void> {
+    const meta = this.store.meta();
+    if (!meta) return;
+    this.store.saveMeta({ ...meta, forks: [...(meta.forks ?? []), child] });
+  }
+
+  /** GET /v1/runs/{id}/evidence: every request → response the run received, as a JSONL archive (docs/ARCHIVE.md). */
+  async evidenceArchive(caller?: string): Promise<string | null> {
+    const meta = this.store.meta();
+    if (!meta || !visibleTo(meta, caller)) return null;
+    return encodeArchive(this.store.records(), { runs: [meta.runId] });
   }
 
   /** The run JSON, or null when there is no such run or the caller may not see it. */
@@ -168,7 +253,7 @@ export class AgentRun extends DurableObject<Env> {
   private async advance(): Promise<void> {
     const meta = this.store.meta();
     if (!meta || isTerminal(meta.status)) return;
-    const config = this.config();
+    const config = withModel(this.config(), meta.request);
     const limits = limitsFor(config, meta.request);
     const strategy = strategyFor(meta.request.mode, config);
     if (!strategy) {
@@ -187,12 +272,24 @@ export class AgentRun extends DurableObject<Env> {
     const deadline = setTimeout(() => controller.abort(wallTimeError(limits.maxWallMs)), remaining);
     this.inflight = controller;
     const usage = structuredClone(meta.usage);
+    let replay: ReplaySource | undefined;
+    if (meta.replay) {
+      const loaded = await this.loadReplay(meta.replay.archiveId);
+      if (!loaded) {
+        clearTimeout(deadline);
+        this.inflight = undefined;
+        const message = `evidence archive "${meta.replay.archiveId}" was not found; upload one with POST /v1/archives`;
+        return void (await this.finish(meta, 'failed', [{ type: 'error', data: { code: 'archive_not_found', message } }], config));
+      }
+      replay = loaded;
+    }
+    const services = this.evidenceServices(config, meta.request, usage, replay);
     const ctx = createRunContext({
       runId: meta.runId,
       request: meta.request,
       config,
       llm: llm.llm,
-      services: createServices(config, this.env as never),
+      services,
       tools: createToolRegistry(config),
       usage,
       llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
@@ -215,7 +312,7 @@ export class AgentRun extends DurableObject<Env> {
         const ending = honestEnding(outcome.events);
         return void (await this.finish(next, ending.status, ending.events, config));
       }
-      this.append(next, outcome.events, config);
+      this.append(next, outcome.events, config, true);
       // A step that ran past the wall time (synchronous work holds the timer back) is kept, and ends the run.
       if (Date.now() - meta.startedAt > limits.maxWallMs) {
         return this.limited(next, strategy.partial?.(outcome.state), wallTimeError(limits.maxWallMs, true), config);
@@ -225,15 +322,51 @@ export class AgentRun extends DurableObject<Env> {
       if (this.endedMeanwhile()) return;
       const reason = controller.signal.aborted ? controller.signal.reason : err;
       const next: RunMeta = { ...meta, state, usage };
-      if (reason instanceof LimitError) return this.limited(next, strategy.partial?.(state), reason, config);
+      // A start() that threw leaves no state: partialOf answers null then instead of handing undefined to the strategy.
+      if (reason instanceof LimitError) return this.limited(next, this.partialOf(next, config), reason, config);
       const code = reason instanceof LLMError ? 'llm_error' : 'step_failed';
       const message = reason instanceof Error ? reason.message : String(reason);
-      const partial = strategy.partial?.(state);
+      const partial = this.partialOf(next, config);
       return void (await this.finish(next, 'failed', [{ type: 'error', data: { code, message } }, ...(partial ? [{ type: 'answer' as const, data: partial }] : [])], config));
     } finally {
       clearTimeout(deadline);
       if (this.inflight === controller) this.inflight = undefined;
     }
+  }
+
+  /** The run's services with its evidence recorded, and served from the archive when the run replays one. */
+  private evidenceServices(config: Config, request: RunRequest, usage: Usage, replay: ReplaySource | undefined) {
+    // Test builds only: a run may ask for live evidence, so a workerd test can record against a stubbed Wikimedia.
+    const evidenceConfig: Config = config.TEST_MODE && request.options?.testEvidence === 'live' ? { ...config, EVIDENCE: 'live' } : config;
+    const base = createServices(evidenceConfig, this.env as never);
+    const onMiss = () => {
+      usage.replayMisses = (usage.replayMisses ?? 0) + 1;
+    };
+    let evidence: Evidence | undefined;
+    return {
+      ...base,
+      evidence: () => (evidence ??= recordingEvidence(replay ? replayingEvidence(replay, onMiss) : base.evidence(), (r) => this.keepRecord(r, config))),
+    };
+  }
+
+  /** Stores one record, scrubbed of secrets; its body is addressed by its SHA-256. */
+  private async keepRecord(record: EvidenceRecord, config: Config): Promise<void> {
+    const scrub = (s: string) => redact(s, config.secrets);
+    const request = scrub(JSON.stringify(record.request));
+    const response = record.response;
+    if ('body' in response) {
+      const body = scrub(JSON.stringify(response.body));
+      this.store.record(scrub(record.key), request, { hash: await sha256Hex(body), body });
+    } else this.store.record(scrub(record.key), request, { error: scrub(JSON.stringify(response.error)) });
+  }
+
+  private async loadReplay(archiveId: string): Promise<ReplaySource | null> {
+    if (this.replaySource?.archiveId === archiveId) return sourceOf(this.replaySource.records);
+    const text = await loadArchive(this.env as unknown as { DB: D1Database; ARCHIVES?: R2Bucket }, archiveId);
+    if (text === null) return null;
+    const { records } = parseArchive(text);
+    this.replaySource = { archiveId, records };
+    return sourceOf(records);
   }
 
   private endedMeanwhile(): boolean {
@@ -301,9 +434,9 @@ export class AgentRun extends DurableObject<Env> {
     return (this.env as unknown as { DB: D1Database }).DB;
   }
 
-  private append(meta: RunMeta, events: EventInput[], config: Config): RunEvent[] {
+  private append(meta: RunMeta, events: EventInput[], config: Config, checkpoint = false): RunEvent[] {
     const formatted = events.map((e) => (e.type === 'answer' ? { ...e, data: applyAnswerFormat(e.data, meta.request) } : e));
-    const stored = this.store.commit(meta, formatted, Date.now(), (s) => redact(s, config.secrets));
+    const stored = this.store.commit(meta, formatted, Date.now(), (s) => redact(s, config.secrets), checkpoint);
     for (const e of stored) for (const w of this.subscribers) this.write(w, sseFrame(e));
     return stored;
   }
@@ -334,6 +467,10 @@ export class AgentRun extends DurableObject<Env> {
       usage: meta.usage,
       timings: { totalMs: end - meta.startedAt, steps: meta.steps },
       events: this.store.eventsAfter(0),
+      replay: meta.replay ? { archiveId: meta.replay.archiveId, misses: meta.usage.replayMisses ?? 0 } : null,
+      parent: meta.parent ?? null,
+      forks: meta.forks ?? [],
+      checkpoints: this.store.checkpoints(),
     });
   }
 
@@ -355,6 +492,16 @@ export const honestEnding = (events: EventInput[]): { status: RunStatus; events:
   const kept = events.filter((e) => !(e.type === 'answer' && !e.data.answer.trim()));
   if (failed) return { status: 'failed', events: kept };
   return { status: 'failed', events: [...kept, { type: 'error', data: { code: 'no_answer', message: 'the run ended without an answer' } }] };
+};
+
+const sourceOf = (records: Map<string, EvidenceRecord>): ReplaySource => ({
+  get: (key: string): RecordedResponse | undefined => records.get(key)?.response,
+});
+
+/** `options.model` (a fork's `model`) runs the run on another model than the deploy's LLM_MODEL. */
+const withModel = (config: Config, request: RunRequest): Config => {
+  const model = request.options?.model;
+  return typeof model === 'string' && model.trim() ? { ...config, LLM_MODEL: model.trim() } : config;
 };
 
 const wallTimeError = (limitMs: number, overran = false) =>

@@ -1,7 +1,10 @@
+import type { EvidenceRecord, RecordedRequest, RecordedResponse } from '../src/evidence/recording';
 import type { EventInput, RunEvent, RunRequest, RunStatus, Usage } from '../src/engine/types';
 import { emptyUsage } from '../src/engine/usage';
 
-const SCHEMA_VERSION = '2';
+const SCHEMA_VERSION = '3';
+/** Recorded evidence bodies are stored in pieces too: one page read or SPARQL result can exceed a value's 2 MB. */
+const BODY_PIECE_CHARS = 400_000;
 /**
  * A SQLite value in a Durable Object holds at most 2 MB, while a request's context may be 16 MB, so the
  * context is stored apart from the meta row, in pieces. 400,000 characters stay under 2 MB even as 4-byte UTF-8.
@@ -20,6 +23,28 @@ export interface RunMeta {
   finishedAt?: number;
   /** `key:` + a hash of the API key that made the run, or `open` (see src/engine/run-index.ts). */
   owner?: string;
+  /** The run this one was forked from, and after which of its steps. */
+  parent?: { runId: string; fromStep: number };
+  /** Runs forked from this one, oldest first. */
+  forks?: Array<{ runId: string; fromStep: number }>;
+  /** Set when the run's evidence is served from an uploaded archive. */
+  replay?: { archiveId: string };
+}
+
+/** Where a fork may start: the state after a step and the last event that step stored. */
+export interface Checkpoint {
+  step: number;
+  lastEventId: number;
+  state: unknown;
+  usage: Usage;
+}
+
+/** A stored event exactly as written (data as its stored JSON text), so a fork copies it byte for byte. */
+export interface RawEvent {
+  id: number;
+  type: string;
+  data: string;
+  at: number;
 }
 
 /**
@@ -34,6 +59,11 @@ export class RunStore {
     if (version !== SCHEMA_VERSION) {
       sql.exec('CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL)');
       sql.exec('CREATE TABLE IF NOT EXISTS context_pieces (n INTEGER PRIMARY KEY, piece TEXT NOT NULL)');
+      // The evidence the run received: one row per distinct request, bodies content-addressed (same body, one copy).
+      sql.exec('CREATE TABLE IF NOT EXISTS evidence (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, request TEXT NOT NULL, hash TEXT, error TEXT)');
+      sql.exec('CREATE TABLE IF NOT EXISTS evidence_bodies (hash TEXT NOT NULL, n INTEGER NOT NULL, piece TEXT NOT NULL, PRIMARY KEY (hash, n))');
+      // The strategy state after each step, so a fork continues exactly where the parent was.
+      sql.exec('CREATE TABLE IF NOT EXISTS checkpoints (step INTEGER PRIMARY KEY, last_event INTEGER NOT NULL, state TEXT, usage TEXT NOT NULL)');
       sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES ('schema', ?)", SCHEMA_VERSION);
     }
   }
@@ -53,16 +83,19 @@ export class RunStore {
   create(runId: string, request: RunRequest, now: number, owner: string): RunMeta {
     const meta: RunMeta = { runId, request, status: 'queued', usage: emptyUsage(), steps: 0, startedAt: now, owner };
     this.storage.transactionSync(() => {
-      if (request.context) {
-        const text = JSON.stringify(request.context);
-        for (let i = 0, n = 0; i < text.length; i += CONTEXT_PIECE_CHARS, n++) {
-          this.storage.sql.exec('INSERT INTO context_pieces (n, piece) VALUES (?, ?)', n, text.slice(i, i + CONTEXT_PIECE_CHARS));
-        }
-      }
+      this.writeContext(request);
       this.writeMeta(meta);
     });
     this.context = request.context;
     return meta;
+  }
+
+  private writeContext(request: RunRequest) {
+    if (!request.context) return;
+    const text = JSON.stringify(request.context);
+    for (let i = 0, n = 0; i < text.length; i += CONTEXT_PIECE_CHARS, n++) {
+      this.storage.sql.exec('INSERT INTO context_pieces (n, piece) VALUES (?, ?)', n, text.slice(i, i + CONTEXT_PIECE_CHARS));
+    }
   }
 
   private readContext(): Record<string, unknown> | undefined {
@@ -72,8 +105,11 @@ export class RunStore {
     return this.context;
   }
 
-  /** Appends events and saves the meta atomically; returns the stored events with their ids. */
-  commit(meta: RunMeta, events: EventInput[], now: number, scrub: (s: string) => string): RunEvent[] {
+  /**
+   * Appends events and saves the meta atomically; returns the stored events with their ids. With `checkpoint`, the
+   * state after this step is kept as well (a fork can start there).
+   */
+  commit(meta: RunMeta, events: EventInput[], now: number, scrub: (s: string) => string, checkpoint = false): RunEvent[] {
     return this.storage.transactionSync(() => {
       let id = this.lastId();
       const stored: RunEvent[] = [];
@@ -84,8 +120,98 @@ export class RunStore {
         stored.push({ id, type: e.type, data: JSON.parse(data), at: now } as RunEvent);
       }
       this.writeMeta(meta, scrub);
+      if (checkpoint) {
+        this.storage.sql.exec(
+          'INSERT OR REPLACE INTO checkpoints (step, last_event, state, usage) VALUES (?, ?, ?, ?)',
+          meta.steps,
+          id,
+          meta.state === undefined ? null : scrub(JSON.stringify(meta.state)),
+          JSON.stringify(meta.usage),
+        );
+      }
       return stored;
     });
+  }
+
+  /** Steps a fork may start after: [step, last event id] in order. */
+  checkpoints(): Array<{ step: number; lastEventId: number }> {
+    return this.storage.sql
+      .exec<{ step: number; last_event: number }>('SELECT step, last_event FROM checkpoints ORDER BY step')
+      .toArray()
+      .map((r) => ({ step: r.step, lastEventId: r.last_event }));
+  }
+
+  checkpoint(step: number): Checkpoint | undefined {
+    const r = this.storage.sql
+      .exec<{ step: number; last_event: number; state: string | null; usage: string }>('SELECT step, last_event, state, usage FROM checkpoints WHERE step = ?', step)
+      .toArray()[0];
+    return r && { step: r.step, lastEventId: r.last_event, state: r.state === null ? undefined : JSON.parse(r.state), usage: JSON.parse(r.usage) };
+  }
+
+  rawEventsUpTo(lastId: number): RawEvent[] {
+    return this.storage.sql
+      .exec<{ id: number; type: string; data: string; at: number }>('SELECT id, type, data, at FROM events WHERE id <= ? ORDER BY id', lastId)
+      .toArray()
+      .map((r) => ({ id: r.id, type: r.type, data: r.data, at: r.at }));
+  }
+
+  /**
+   * A fork's start: its inherited events copied as stored (same ids, data text and times), the parent's checkpoints
+   * up to the fork point, and the meta — in one transaction.
+   */
+  seed(meta: RunMeta, events: RawEvent[], checkpoints: Checkpoint[]): void {
+    this.storage.transactionSync(() => {
+      this.writeContext(meta.request);
+      for (const e of events) this.storage.sql.exec('INSERT INTO events (id, type, data, at) VALUES (?, ?, ?, ?)', e.id, e.type, e.data, e.at);
+      for (const c of checkpoints) {
+        this.storage.sql.exec(
+          'INSERT INTO checkpoints (step, last_event, state, usage) VALUES (?, ?, ?, ?)',
+          c.step,
+          c.lastEventId,
+          c.state === undefined ? null : JSON.stringify(c.state),
+          JSON.stringify(c.usage),
+        );
+      }
+      this.writeMeta(meta);
+    });
+    this.context = meta.request.context;
+  }
+
+  /** Updates only the meta row (a fork was added). */
+  saveMeta(meta: RunMeta): void {
+    this.writeMeta(meta);
+  }
+
+  /** Stores one recorded request → response; a request seen before keeps its first response. Body already scrubbed. */
+  record(key: string, request: string, response: { hash: string; body: string } | { error: string }): void {
+    this.storage.transactionSync(() => {
+      const seen = this.storage.sql.exec('SELECT 1 FROM evidence WHERE key = ?', key).toArray().length > 0;
+      if (seen) return;
+      if ('hash' in response) {
+        const known = this.storage.sql.exec('SELECT 1 FROM evidence_bodies WHERE hash = ? LIMIT 1', response.hash).toArray().length > 0;
+        if (!known) {
+          for (let i = 0, n = 0; i < response.body.length || n === 0; i += BODY_PIECE_CHARS, n++) {
+            this.storage.sql.exec('INSERT INTO evidence_bodies (hash, n, piece) VALUES (?, ?, ?)', response.hash, n, response.body.slice(i, i + BODY_PIECE_CHARS));
+          }
+        }
+        this.storage.sql.exec('INSERT INTO evidence (key, request, hash) VALUES (?, ?, ?)', key, request, response.hash);
+      } else {
+        this.storage.sql.exec('INSERT INTO evidence (key, request, error) VALUES (?, ?, ?)', key, request, response.error);
+      }
+    });
+  }
+
+  /** The recorded evidence in the order it was first received. */
+  *records(): Generator<EvidenceRecord> {
+    const rows = this.storage.sql.exec<{ key: string; request: string; hash: string | null; error: string | null }>('SELECT key, request, hash, error FROM evidence ORDER BY seq').toArray();
+    for (const r of rows) {
+      let response: RecordedResponse;
+      if (r.hash !== null) {
+        const pieces = this.storage.sql.exec<{ piece: string }>('SELECT piece FROM evidence_bodies WHERE hash = ? ORDER BY n', r.hash).toArray();
+        response = { body: JSON.parse(pieces.map((p) => p.piece).join('')) };
+      } else response = { error: JSON.parse(r.error ?? '{}') };
+      yield { key: r.key, request: JSON.parse(r.request) as RecordedRequest, response };
+    }
   }
 
   eventsAfter(after: number): RunEvent[] {

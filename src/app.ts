@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { ConfigError } from './config';
 import { answerRoutes } from './api/answer';
+import { archiveRoutes } from './api/archives';
 import { requireApiKey, type CallerVariables } from './api/auth';
 import { chatCompletionRoutes } from './api/chat-completions';
 import { corsFromConfig } from './api/cors';
@@ -26,6 +27,7 @@ export const buildApp = () => {
   app.route('/', healthRoutes);
   app.route('/', answerRoutes);
   app.route('/', runRoutes);
+  app.route('/', archiveRoutes);
   app.route('/', toolRoutes);
   app.route('/', demonstrationRoutes);
   app.route('/', chatCompletionRoutes);

@@ -43,6 +43,12 @@ export const configSchema = z
     WIKIDATA_SPARQL_URL: url('WIKIDATA_SPARQL_URL').default('https://query.wikidata.org/sparql'),
     WIKIDATA_API_URL: url('WIKIDATA_API_URL').default('https://www.wikidata.org/w/api.php'),
     CRAG_API_URL: url('CRAG_API_URL').optional(),
+    /** Serve every run's evidence from this uploaded archive (POST /v1/archives) instead of the snapshot or Wikimedia. */
+    EVIDENCE_REPLAY: z
+      .string()
+      .trim()
+      .regex(/^(arc_[0-9a-f]{32})?$/, { message: 'EVIDENCE_REPLAY must be an archive id from POST /v1/archives (arc_ and 32 hex digits)' })
+      .optional(),
     API_KEYS: z
       .string()
       .optional()

@@ -28,7 +28,7 @@ const assertJsonContentType = (header: string | undefined) => {
 };
 
 /** Reads the body as a stream and stops at `cap` bytes, so an oversized body is never buffered whole. */
-const readCapped = async (body: ReadableStream<Uint8Array> | null, cap: number): Promise<Uint8Array> => {
+export const readCapped = async (body: ReadableStream<Uint8Array> | null, cap: number): Promise<Uint8Array> => {
   if (!body) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];

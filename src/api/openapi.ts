@@ -74,6 +74,20 @@ const runSchema: Json = {
     steps: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, type: { type: 'string' }, at: { type: 'integer' } } } },
     usage: { $ref: '#/components/schemas/Usage' },
     timings: { type: 'object', properties: { totalMs: { type: 'integer' }, steps: { type: 'integer' } } },
+    replay: {
+      description: 'set when the run\'s evidence was served from an uploaded archive: its id and how many requests it did not hold',
+      oneOf: [{ type: 'null' }, { type: 'object', properties: { archiveId: { type: 'string' }, misses: { type: 'integer' } }, required: ['archiveId', 'misses'] }],
+    },
+    parent: {
+      description: 'the run this one was forked from, and after which of its steps',
+      oneOf: [{ type: 'null' }, { type: 'object', properties: { runId: { type: 'string', format: 'uuid' }, fromStep: { type: 'integer' } }, required: ['runId', 'fromStep'] }],
+    },
+    forks: { type: 'array', description: 'runs forked from this one', items: { type: 'object', properties: { runId: { type: 'string', format: 'uuid' }, fromStep: { type: 'integer' } } } },
+    checkpoints: {
+      type: 'array',
+      description: 'the steps a fork can start after (POST /v1/runs/{id}/fork), each with the id of the last event that step stored',
+      items: { type: 'object', properties: { step: { type: 'integer' }, lastEventId: { type: 'integer' } } },
+    },
   },
   required: ['runId', 'status', 'answer', 'steps'],
 };
@@ -112,6 +126,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'not found',
   409: 'conflict with the resource\'s state (e.g. cancelling a run that already ended)',
   413: 'request body over its size limit',
+  415: 'wrong Content-Type',
   429: 'rate limit reached; see the Retry-After header',
   502: 'the run ended without an answer',
   503: 'no language model is configured',
@@ -225,6 +240,55 @@ const documented = (): Paths => ({
         { name: 'after', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
       ],
       responses: { 200: { description: 'event stream', content: sseContent('SSE events after the given id') }, ...errors(400, 401, 404, 429) },
+    },
+  },
+  '/v1/runs/{id}/evidence': {
+    get: {
+      summary: 'Every evidence request → response the run received, as a portable JSONL archive (docs/ARCHIVE.md)',
+      operationId: 'runEvidence',
+      parameters: [runIdParam],
+      responses: { 200: { description: 'the archive: a header line, then one {key, request, response} record per line', content: { 'application/x-ndjson': { schema: { type: 'string' } } } }, ...errors(401, 404, 429) },
+    },
+  },
+  '/v1/runs/{id}/fork': {
+    post: {
+      summary: 'Start a new run from a stored step of this one',
+      description:
+        'The new run starts with this run\'s stored events up to `fromStep` (copied, not executed again) and the strategy state after that step, then continues — ' +
+        'optionally on another model (`model`) or with other options (`options`, merged over the parent\'s). The parent is not changed except that it lists the fork. ' +
+        'Valid steps are the run\'s `checkpoints` (0 = before the first step; the step that ended the run is not one).',
+      operationId: 'forkRun',
+      parameters: [runIdParam],
+      requestBody: {
+        required: true,
+        content: jsonContent({
+          type: 'object',
+          properties: { fromStep: { type: 'integer', minimum: 0 }, model: { type: 'string', maxLength: 200 }, options: { type: 'object' } },
+          required: ['fromStep'],
+          additionalProperties: false,
+        }),
+      },
+      responses: {
+        201: {
+          description: 'the new run, started; follow it with GET /v1/runs/{runId} or its events',
+          content: jsonContent({ type: 'object', properties: { runId: { type: 'string', format: 'uuid' }, parent: { type: 'object' } }, required: ['runId', 'parent'] }),
+        },
+        ...errors(400, 401, 404, 413, 429, 503),
+      },
+    },
+  },
+  '/v1/archives': {
+    post: {
+      summary: 'Upload an evidence archive to replay runs from',
+      description:
+        'The body is an archive in the JSONL format of GET /v1/runs/{id}/evidence (Content-Type application/x-ndjson, at most 64 MB). ' +
+        'Use the returned id as `options.evidence.replay` of a run, or as the deploy-wide EVIDENCE_REPLAY.',
+      operationId: 'uploadArchive',
+      requestBody: { required: true, content: { 'application/x-ndjson': { schema: { type: 'string' } } } },
+      responses: {
+        201: { description: 'stored', content: jsonContent({ type: 'object', properties: { archiveId: { type: 'string' }, records: { type: 'integer' } }, required: ['archiveId', 'records'] }) },
+        ...errors(400, 401, 413, 415, 429),
+      },
     },
   },
   '/v1/tools/{name}': {

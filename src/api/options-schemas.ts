@@ -37,6 +37,12 @@ const common = {
     .enum(['yes-no', 'true-false'])
     .optional()
     .meta({ description: '"true-false" writes a bare yes/no answer as true/false.' }),
+  evidence: z
+    .strictObject({ replay: z.string().regex(/^arc_[0-9a-f]{32}$/, { message: 'options.evidence.replay must be an archive id from POST /v1/archives' }) })
+    .optional()
+    .meta({ description: 'replay: serve the run\'s evidence from this uploaded archive (POST /v1/archives; docs/ARCHIVE.md) instead of the snapshot or Wikimedia' }),
+  model: z.string().trim().min(1).max(200).optional().meta({ description: 'the model for this run instead of the deployment\'s LLM_MODEL (a fork\'s `model`)' }),
+  testEvidence: z.literal('live').optional().meta({ description: 'test builds only (TEST_MODE): live evidence for this run; ignored otherwise' }),
 };
 
 /** The answer merge of the agent family and the pipeline baselines. */
@@ -92,6 +98,7 @@ const toolLoopOptions = z.strictObject({
   runKey: z.string().max(200).optional(),
   think: z.boolean().optional(),
   gated: z.boolean().optional(),
+  failStart: z.boolean().optional(),
 });
 
 export const MODE_OPTIONS: Record<string, z.ZodType> = {

@@ -1,11 +1,25 @@
 import { Hono } from 'hono';
-import type { CancelOutcome } from '../../durable-objects/agent-run';
+import * as z from 'zod';
+import type { CancelOutcome, ForkSourceOutcome } from '../../durable-objects/agent-run';
+import { loadConfig } from '../config';
+import type { RunRequest } from '../engine/types';
+import { createLLM } from '../llm';
+import { readJsonBody } from './body';
+import { checkOptions } from './options-schemas';
 import { decodeCursor, listRuns } from '../engine/run-index';
 import { SSE_HEADERS } from '../engine/sse';
 import { isTerminal } from '../engine/types';
 import { runScope, type CallerVariables } from './auth';
 import { HttpError } from './errors';
-import { runEvents, runStub } from './run-stub';
+import { newRunId, runEvents, runStub } from './run-stub';
+
+const forkRequestSchema = z
+  .object({
+    fromStep: z.number({ message: 'fromStep must be a step number (see the run\'s checkpoints)' }).int().min(0).max(100_000),
+    model: z.string().trim().min(1).max(200).optional(),
+    options: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
 
 export const DEFAULT_RUNS_PAGE = 20;
 export const MAX_RUNS_PAGE = 100;
@@ -50,6 +64,36 @@ export const runRoutes = new Hono<{ Bindings: Env; Variables: CallerVariables }>
       throw new HttpError(409, 'run_finished', `the run already ended with status "${result.view.status}"; only a queued or running run can be cancelled`);
     }
     return c.json(result.view);
+  })
+  .get('/v1/runs/:id/evidence', async (c) => {
+    const id = c.req.param('id');
+    const archive = await runStub(c.env, id).evidenceArchive(runScope(c));
+    if (archive === null) throw notFound(id);
+    return new Response(archive, {
+      headers: { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-disposition': `attachment; filename="evidence-${id}.jsonl"` },
+    });
+  })
+  .post('/v1/runs/:id/fork', async (c) => {
+    const id = c.req.param('id');
+    const body = await readJsonBody(c, forkRequestSchema);
+    const parent = runStub(c.env, id);
+    const found = (await parent.forkSource(body.fromStep, runScope(c))) as ForkSourceOutcome;
+    if (!found.ok) {
+      if (found.code === 'not_found') throw notFound(id);
+      throw new HttpError(400, 'invalid_step', found.message);
+    }
+    const config = loadConfig(c.env as unknown as Record<string, unknown>);
+    const llm = createLLM(config, { AI: (c.env as { AI?: Ai }).AI });
+    if (!llm.ok) throw new HttpError(503, 'llm_unavailable', llm.reason);
+    const merged = { ...(found.source.request.options ?? {}), ...(body.options ?? {}), ...(body.model ? { model: body.model } : {}) };
+    const options = checkOptions(found.source.request.mode, merged) ?? {};
+    const request: RunRequest = { ...found.source.request, ...(Object.keys(options).length ? { options } : {}) };
+    const runId = newRunId();
+    const link = { runId: id, fromStep: body.fromStep };
+    await runStub(c.env, runId).startFork(runId, request, link, found.source, runScope(c));
+    await parent.addFork({ runId, fromStep: body.fromStep });
+    c.header('location', `/v1/runs/${runId}`);
+    return c.json({ runId, parent: link }, 201);
   })
   .get('/v1/runs/:id/events', async (c) => {
     const id = c.req.param('id');

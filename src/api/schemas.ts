@@ -68,6 +68,7 @@ export const answerRequestSchema = z
     options: z
       .record(z.string(), z.unknown())
       .describe(
+        'evidence: {replay: archiveId} serves the run\'s evidence from an uploaded archive (POST /v1/archives); model: the model for this run instead of LLM_MODEL. ' +
         'Per-request knobs; which keys a request may send depends on its mode (an unknown key or a wrong type is a 400 naming it; ' +
           'components.schemas.Options_<mode> in /openapi.json lists each mode\'s). recipe: "ours" (default) or "paper" (agent, program and rag modes run the published recipe; docs/FIDELITY.md). ' +
           'rag: dynamicPolicy ("abstain" | "answer"; abstain is the crag default), attributeSamples, kgMode ("rules" | "calls"), tableChars, topChunks, maxTables. ' +

@@ -7,6 +7,12 @@ export interface RunRecord {
   usage: Usage;
   timings: Timings;
   events: RunEvent[];
+  /** Set when the run's evidence was served from an uploaded archive. */
+  replay?: { archiveId: string; misses: number } | null;
+  parent?: { runId: string; fromStep: number } | null;
+  forks?: Array<{ runId: string; fromStep: number }>;
+  /** Steps a fork can start after, each with the id of the last event it stored. */
+  checkpoints?: Array<{ step: number; lastEventId: number }>;
 }
 
 /** The run JSON of the public contract, derived from the stored events. */
@@ -32,6 +38,10 @@ export const runView = (r: RunRecord) => {
       .map((e) => ({ id: e.id, type: e.type, at: e.at, ...e.data })),
     usage: r.usage,
     timings: r.timings,
+    replay: r.replay ?? null,
+    parent: r.parent ?? null,
+    forks: r.forks ?? [],
+    checkpoints: r.checkpoints ?? [],
   };
 };
 

@@ -84,6 +84,8 @@ export interface Usage {
   completionTokens: number;
   byPurpose: Partial<Record<Purpose, PurposeUsage>>;
   byTool: Record<string, number>;
+  /** Replayed runs only: evidence requests the archive did not hold (each answered "not in the recording"). */
+  replayMisses?: number;
 }
 
 export interface Timings {

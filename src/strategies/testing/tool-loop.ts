@@ -58,7 +58,11 @@ interface ToolLoopState {
 export const toolLoopStrategy: Strategy<ToolLoopState> = {
   mode: 'test-tool-loop',
   description: 'Test only: calls the tick tool options.calls times, then asks the model for an answer.',
-  start: (ctx) => ({ next: 1, calls: Number(ctx.request.options?.calls ?? 3), pendingThought: true }),
+  start: (ctx) => {
+    // options.failStart: a strategy whose start throws (the engine must end the run, not crash on a missing state).
+    if (ctx.request.options?.failStart) throw new Error('start failed on purpose');
+    return { next: 1, calls: Number(ctx.request.options?.calls ?? 3), pendingThought: true };
+  },
   async step(state, ctx) {
     const delayMs = Number(ctx.request.options?.delayMs ?? 0);
     if (state.next <= state.calls) {

@@ -1,0 +1,40 @@
+import { Hono } from 'hono';
+import { newArchiveId, storeArchive } from '../engine/archives';
+import { ArchiveFormatError, parseArchive } from '../evidence/recording';
+import type { CallerVariables } from './auth';
+import { readCapped } from './body';
+import { HttpError } from './errors';
+
+/** An archive of a 200-question evaluation is a few MB (README, "Reproducible runs"); 64 MB leaves room for far more. */
+export const MAX_ARCHIVE_BYTES = 64 * 1024 * 1024;
+export const MAX_ARCHIVE_RECORDS = 500_000;
+
+/** JSONL types only: like the JSON routes, no type a browser may send cross-origin without a preflight. */
+const ARCHIVE_MEDIA_TYPE = /^application\/(x-ndjson|jsonl|x-jsonlines|json)$/;
+
+/** POST /v1/archives: stores an evidence archive (docs/ARCHIVE.md) that runs can replay. */
+export const archiveRoutes = new Hono<{ Bindings: Env; Variables: CallerVariables }>().post('/v1/archives', async (c) => {
+  const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (!ARCHIVE_MEDIA_TYPE.test(type)) {
+    throw new HttpError(415, 'unsupported_media_type', `send the archive as JSONL with "Content-Type: application/x-ndjson" (got ${type ? JSON.stringify(type.slice(0, 100)) : 'none'})`);
+  }
+  const declared = Number(c.req.header('content-length') ?? '0');
+  if (declared > MAX_ARCHIVE_BYTES) throw new HttpError(413, 'payload_too_large', `the archive is ${declared} bytes; the limit is ${MAX_ARCHIVE_BYTES} bytes`);
+  const bytes = await readCapped(c.req.raw.body, MAX_ARCHIVE_BYTES);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new HttpError(400, 'invalid_encoding', 'the archive is not valid UTF-8');
+  }
+  let records: number;
+  try {
+    records = parseArchive(text, { maxRecords: MAX_ARCHIVE_RECORDS }).records.size;
+  } catch (err) {
+    if (err instanceof ArchiveFormatError) throw new HttpError(400, 'invalid_archive', err.message);
+    throw err;
+  }
+  const archiveId = newArchiveId();
+  await storeArchive(c.env as unknown as { DB: D1Database; ARCHIVES?: R2Bucket }, archiveId, text);
+  return c.json({ archiveId, records }, 201);
+});

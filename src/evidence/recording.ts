@@ -1,0 +1,208 @@
+import { EvidenceError, type Evidence } from './types';
+
+/**
+ * Recording and replay of the evidence a run receives (docs/ARCHIVE.md). Every call of the Evidence interface
+ * (and every CRAG KG API call) is one request; its normalised form is the record's key, so the same question asked
+ * again finds the same record whether the world has changed since or is unreachable.
+ */
+
+export const ARCHIVE_FORMAT = 'humaniq-evidence-archive';
+export const ARCHIVE_VERSION = 1;
+
+/** What was asked: an Evidence method with its arguments, or one CRAG KG API call. */
+export type RecordedRequest =
+  | { source: 'evidence'; kind: 'static' | 'live'; method: EvidenceMethod; args: unknown[] }
+  | { source: 'kg'; endpoint: string; args: Record<string, unknown> };
+
+/** What came back: a JSON body, or the error the source raised (a replayed error is raised again). */
+export type RecordedResponse = { body: unknown } | { error: { code: string; message: string } };
+
+export interface EvidenceRecord {
+  key: string;
+  request: RecordedRequest;
+  response: RecordedResponse;
+}
+
+export interface ArchiveHeader {
+  format: typeof ARCHIVE_FORMAT;
+  version: typeof ARCHIVE_VERSION;
+  records: number;
+  createdAt: string;
+  runs?: string[];
+}
+
+export const EVIDENCE_METHODS = ['search', 'page', 'wikidataId', 'sparql', 'labels', 'properties'] as const;
+export type EvidenceMethod = (typeof EVIDENCE_METHODS)[number];
+
+/**
+ * The key ignores what does not change the answer: surrounding whitespace and runs of spaces in text arguments,
+ * trailing `undefined` arguments (a default limit passed or not). The evidence kind is not part of the key: an
+ * archive recorded live replays in a static deploy and the other way round.
+ */
+const normaliseArg = (a: unknown): unknown => (typeof a === 'string' ? a.trim().replace(/[ \t]+/g, ' ') : a === undefined ? null : a);
+
+export const requestKey = (request: RecordedRequest): string => {
+  if (request.source === 'kg') return `kg ${request.endpoint} ${stableJson(request.args)}`;
+  const args = request.args.map(normaliseArg);
+  while (args.length && args[args.length - 1] === null) args.pop();
+  return `evidence ${request.method} ${stableJson(args)}`;
+};
+
+/** JSON with object keys sorted, so `{a, b}` and `{b, a}` give one key. */
+export const stableJson = (value: unknown): string =>
+  JSON.stringify(value, (_k, v) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]])) : v,
+  ) ?? 'null';
+
+/** A short readable form of a request, for the "not in the recording" observation. */
+export const describeRequest = (request: RecordedRequest): string => {
+  const text = request.source === 'kg' ? `kg ${request.endpoint}(${JSON.stringify(request.args)})` : `${request.method}(${request.args.map((a) => JSON.stringify(a ?? null)).join(', ')})`;
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+};
+
+export const sha256Hex = async (text: string): Promise<string> => {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+};
+
+/** Receives each request → response a run sees; the engine stores it with the run. */
+export type RecordSink = (record: EvidenceRecord) => void | Promise<void>;
+
+/** A replay miss is not evidence: recording it would turn "not in the recording" into a recorded answer. */
+const errorOf = (err: unknown): { code: string; message: string } | null =>
+  err instanceof EvidenceError && err.name !== 'ReplayMiss' ? { code: err.code, message: err.message } : null;
+
+/**
+ * Passes every call through to `inner` and hands the request and its response (or its EvidenceError) to `sink`.
+ * Other errors (aborts, limits) are not evidence and are not recorded.
+ */
+export const recordingEvidence = (inner: Evidence, sink: RecordSink): Evidence => {
+  const wrap =
+    <A extends unknown[], R>(method: EvidenceMethod, call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const request: RecordedRequest = { source: 'evidence', kind: inner.kind, method, args: args.map((a) => a ?? null) };
+      const key = requestKey(request);
+      try {
+        const body = await call(...args);
+        await sink({ key, request, response: { body: body ?? null } });
+        return body;
+      } catch (err) {
+        const error = errorOf(err);
+        if (error) await sink({ key, request, response: { error } });
+        throw err;
+      }
+    };
+  return {
+    kind: inner.kind,
+    search: wrap('search', (q: string, limit?: number) => inner.search(q, limit)),
+    page: wrap('page', (title: string) => inner.page(title)),
+    wikidataId: wrap('wikidataId', (title: string) => inner.wikidataId(title)),
+    sparql: wrap('sparql', (query: string) => inner.sparql(query)),
+    labels: wrap('labels', (ids: string[], language?: string) => inner.labels(ids, language)),
+    properties: wrap('properties', (id: string, limit?: number) => inner.properties(id, limit)),
+    ...(inner.health ? { health: () => inner.health!() } : {}),
+  };
+};
+
+/** Thrown for a request an archive does not hold; the tool turns it into the observation the agent sees. */
+export class ReplayMiss extends EvidenceError {
+  constructor(readonly request: RecordedRequest) {
+    super(`not in the recording: ${describeRequest(request)}`, 'not_found');
+    this.name = 'ReplayMiss';
+  }
+}
+
+/** Looks a request up in an archive; `onMiss` is told about each miss (the engine counts them in usage). */
+export interface ReplaySource {
+  get(key: string): RecordedResponse | undefined;
+}
+
+export const answerFrom = (source: ReplaySource, request: RecordedRequest, onMiss: (request: RecordedRequest) => void): unknown => {
+  const hit = source.get(requestKey(request));
+  if (!hit) {
+    onMiss(request);
+    throw new ReplayMiss(request);
+  }
+  if ('error' in hit) throw new EvidenceError(hit.error.message, (hit.error.code as EvidenceError['code']) ?? 'upstream');
+  return structuredClone(hit.body);
+};
+
+/** Evidence served from an archive only: nothing reaches Wikimedia, D1 or the snapshot. */
+export const replayingEvidence = (source: ReplaySource, onMiss: (request: RecordedRequest) => void): Evidence => {
+  const serve =
+    (method: EvidenceMethod) =>
+    async (...args: unknown[]): Promise<never> =>
+      answerFrom(source, { source: 'evidence', kind: 'static', method, args: args.map((a) => a ?? null) }, onMiss) as never;
+  return {
+    kind: 'static',
+    search: serve('search'),
+    page: serve('page'),
+    wikidataId: serve('wikidataId'),
+    sparql: serve('sparql'),
+    labels: serve('labels'),
+    properties: serve('properties'),
+    health: async () => ({ checked: false, message: 'evidence is replayed from an archive' }),
+  };
+};
+
+/** An archive as JSONL: the header line, then one record per line. */
+export const encodeArchive = (records: Iterable<EvidenceRecord>, extra: { runs?: string[] } = {}): string => {
+  const lines: string[] = [];
+  for (const r of records) lines.push(JSON.stringify({ key: r.key, request: r.request, response: r.response }));
+  const header: ArchiveHeader = { format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, records: lines.length, createdAt: new Date().toISOString(), ...extra };
+  return `${[JSON.stringify(header), ...lines].join('\n')}\n`;
+};
+
+export class ArchiveFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ArchiveFormatError';
+  }
+}
+
+/**
+ * Reads a JSONL archive into key → response. Hostile input: the header must name this format and version, every
+ * line must be a record, the key is recomputed from the request (a record cannot claim another request's key).
+ */
+export const parseArchive = (text: string, limits: { maxRecords: number } = { maxRecords: 1_000_000 }): { header: ArchiveHeader; records: Map<string, EvidenceRecord> } => {
+  const lines = text.split('\n');
+  let header: ArchiveHeader | undefined;
+  const records = new Map<string, EvidenceRecord>();
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (!line) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new ArchiveFormatError(`line ${i + 1} is not JSON`);
+    }
+    if (!header) {
+      const h = value as Partial<ArchiveHeader>;
+      if (h?.format !== ARCHIVE_FORMAT) throw new ArchiveFormatError(`line 1 must be the header {"format": "${ARCHIVE_FORMAT}", "version": ${ARCHIVE_VERSION}, …}`);
+      if (h.version !== ARCHIVE_VERSION) throw new ArchiveFormatError(`archive version ${String(h.version).slice(0, 20)} is not supported (this server reads version ${ARCHIVE_VERSION})`);
+      header = h as ArchiveHeader;
+      continue;
+    }
+    const record = checkRecord(value, i + 1);
+    if (records.size >= limits.maxRecords) throw new ArchiveFormatError(`the archive holds more than ${limits.maxRecords} records`);
+    records.set(record.key, record);
+  }
+  if (!header) throw new ArchiveFormatError('the archive is empty: it needs at least the header line');
+  return { header, records };
+};
+
+const checkRecord = (value: unknown, line: number): EvidenceRecord => {
+  const r = value as Partial<EvidenceRecord>;
+  const req = r?.request as RecordedRequest | undefined;
+  const res = r?.response as RecordedResponse | undefined;
+  const bad = (what: string) => new ArchiveFormatError(`line ${line}: ${what}`);
+  if (!req || typeof req !== 'object') throw bad('a record needs a request');
+  if (req.source === 'evidence') {
+    if (!(EVIDENCE_METHODS as readonly string[]).includes(req.method) || !Array.isArray(req.args)) throw bad('an evidence request needs a known method and an args array');
+  } else if (req.source === 'kg') {
+    if (typeof req.endpoint !== 'string' || !req.args || typeof req.args !== 'object') throw bad('a kg request needs an endpoint and an args object');
+  } else throw bad('request.source must be "evidence" or "kg"');
+  if (!res || typeof res !== 'object' || !('body' in res || ('error' in res && typeof res.error?.message === 'string'))) throw bad('a record needs a response with body or error');
+  return { key: requestKey(req), request: req, response: res };
+};
