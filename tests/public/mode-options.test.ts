@@ -80,4 +80,18 @@ describe('options per mode', () => {
     expect(doc.components.schemas.AnswerRequest.properties.options.anyOf).toContainEqual({ $ref: '#/components/schemas/Options_rag' });
     expect(doc.components.schemas.ChatCompletionRequest.properties.options.anyOf).toContainEqual({ $ref: '#/components/schemas/Options_program' });
   });
+
+  it('/openapi.json gives every served operation a success response and the error shape', async () => {
+    const doc = await (await exports.default.fetch('http://localhost/openapi.json')).json<any>();
+    for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const statuses = Object.keys(op.responses ?? {});
+        expect(statuses.some((s) => /^[23]\d\d$/.test(s)), `${method} ${path}`).toBe(true);
+        const errors = statuses.filter((s) => /^[45]\d\d$/.test(s));
+        // Open routes (/healthz, /openapi.json) always answer 200; every other one documents at least its auth error.
+        if (!(Array.isArray(op.security) && op.security.length === 0)) expect(errors, `${method} ${path}`).toContain('401');
+        for (const s of errors) expect(op.responses[s].content['application/json'].schema, `${method} ${path} ${s}`).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+    }
+  });
 });
