@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
-import { backoffMs, isRetryableStatus, sleep } from './retry';
+import { backoffMs, isRetryableStatus, retrying } from '../net/retry';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM } from './types';
 import { LLMError } from './types';
@@ -75,7 +75,8 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     model,
     acceptsImages: opts.acceptsImages ?? false,
     async chat(request) {
-      for (let attempt = 0; ; attempt++) {
+      let retryAfter: string | null | undefined;
+      const attempt = async () => {
         try {
           return await once(request);
         } catch (err) {
@@ -83,13 +84,16 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
           const connection = err instanceof APIConnectionError;
           const malformed = err instanceof LLMError && err.retryable;
           const retryable = connection || malformed || (err instanceof APIError && isRetryableStatus(status));
-          if (!retryable || attempt >= opts.maxRetries || request.signal?.aborted) {
-            throw new LLMError(describe(err, status), status, retryable);
-          }
-          const retryAfter = err instanceof APIError ? err.headers?.get?.('retry-after') : undefined;
-          await sleep(backoffMs(attempt, retryAfter), request.signal);
+          retryAfter = err instanceof APIError ? err.headers?.get?.('retry-after') : undefined;
+          throw new LLMError(describe(err, status), status, retryable);
         }
-      }
+      };
+      return retrying(attempt, {
+        retries: opts.maxRetries,
+        signal: request.signal,
+        retryIn: (outcome, n) =>
+          !outcome.ok && (outcome.error as LLMError).retryable && !request.signal?.aborted ? backoffMs(n, retryAfter) : undefined,
+      });
     },
   };
 };

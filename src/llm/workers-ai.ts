@@ -1,3 +1,4 @@
+import { retrying } from '../net/retry';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM } from './types';
 import { LLMError } from './types';
@@ -23,30 +24,28 @@ export const workersAIProvider = (ai: Ai, model = DEFAULT_WORKERS_AI_MODEL, maxR
       content: typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''),
     }));
     const chosen = request.model ?? model;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const out = (await (ai as unknown as { run: (m: string, i: unknown) => Promise<unknown> }).run(chosen, {
-          messages,
-          max_tokens: request.maxTokens ?? 1024,
-          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-        })) as WorkersAIOutput;
-        const text = cutAtStop(typeof out?.response === 'string' ? out.response : '', request.stop);
-        request.onDelta?.(text);
-        return {
-          text,
-          usage: {
-            promptTokens: out?.usage?.prompt_tokens ?? 0,
-            completionTokens: out?.usage?.completion_tokens ?? Math.ceil(text.length / 4),
-          },
-          finishReason: 'stop',
-          model: chosen,
-        };
-      } catch (err) {
-        if (attempt >= maxRetries) {
-          throw new LLMError(`Workers AI call failed: ${err instanceof Error ? err.message : String(err)}`, undefined, true);
-        }
-        await new Promise((r) => setTimeout(r, 300 * 2 ** attempt));
-      }
+    const once = async (): Promise<ChatResult> => {
+      const out = (await (ai as unknown as { run: (m: string, i: unknown) => Promise<unknown> }).run(chosen, {
+        messages,
+        max_tokens: request.maxTokens ?? 1024,
+        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      })) as WorkersAIOutput;
+      const text = cutAtStop(typeof out?.response === 'string' ? out.response : '', request.stop);
+      request.onDelta?.(text);
+      return {
+        text,
+        usage: {
+          promptTokens: out?.usage?.prompt_tokens ?? 0,
+          completionTokens: out?.usage?.completion_tokens ?? Math.ceil(text.length / 4),
+        },
+        finishReason: 'stop',
+        model: chosen,
+      };
+    };
+    try {
+      return await retrying(once, { retries: maxRetries, retryIn: (outcome, n) => (outcome.ok ? undefined : 300 * 2 ** n) });
+    } catch (err) {
+      throw new LLMError(`Workers AI call failed: ${err instanceof Error ? err.message : String(err)}`, undefined, true);
     }
   },
 });

@@ -1,3 +1,5 @@
+import { parseRetryAfter, retrying } from '../../net/retry';
+
 /** The run JSON of ARCHITECTURE.md §2, as far as the harness reads it. */
 export interface RunJson {
   runId?: string;
@@ -36,8 +38,6 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 const retryable = (status: number) => status === 429 || status >= 500;
 
 /** Reads the service's `{error: {code, message}}`, or the first bytes of anything else. */
@@ -58,36 +58,38 @@ export const postAnswer = async (baseUrl: string, body: AnswerRequest, opts: Cli
   const backoff = opts.backoffMs ?? 1000;
   const url = `${baseUrl.replace(/\/+$/, '')}/v1/answer`;
   const started = Date.now();
-  let last: { error: string; status?: number } = { error: 'not attempted' };
-  for (let attempt = 0; attempt <= retries; attempt++) {
-    let wait = backoff * 2 ** attempt;
+  let attempts = 0;
+  const attempt = async () => {
+    attempts++;
+    const res = await doFetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 600_000),
+    });
+    return { res, text: await res.text() };
+  };
+  try {
+    const { res, text } = await retrying(attempt, {
+      retries,
+      retryIn: (outcome, n) => {
+        if (outcome.ok && (outcome.value.res.ok || !retryable(outcome.value.res.status))) return undefined;
+        const after = outcome.ok ? parseRetryAfter(outcome.value.res.headers.get('retry-after')) : undefined;
+        return after ? Math.min(after, 30_000) : backoff * 2 ** n;
+      },
+    });
+    const ms = Date.now() - started;
+    if (!res.ok) return { ok: false, error: describeError(res.status, text), status: res.status, attempts, ms };
     try {
-      const res = await doFetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
-        },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(opts.timeoutMs ?? 600_000),
-      });
-      const text = await res.text();
-      if (res.ok) {
-        try {
-          return { ok: true, run: JSON.parse(text) as RunJson, attempts: attempt + 1, ms: Date.now() - started };
-        } catch {
-          return { ok: false, error: `response is not JSON: ${text.slice(0, 200)}`, status: res.status, attempts: attempt + 1, ms: Date.now() - started };
-        }
-      }
-      last = { error: describeError(res.status, text), status: res.status };
-      if (!retryable(res.status)) break;
-      const after = Number(res.headers.get('retry-after'));
-      if (Number.isFinite(after) && after > 0) wait = Math.min(after * 1000, 30_000);
-    } catch (e) {
-      last = { error: `request failed: ${(e as Error).message}` };
+      return { ok: true, run: JSON.parse(text) as RunJson, attempts, ms };
+    } catch {
+      return { ok: false, error: `response is not JSON: ${text.slice(0, 200)}`, status: res.status, attempts, ms };
     }
-    if (attempt < retries) await sleep(wait);
+  } catch (e) {
+    return { ok: false, error: `request failed: ${(e as Error).message}`, attempts, ms: Date.now() - started };
   }
-  return { ok: false, ...last, attempts: retries + 1, ms: Date.now() - started };
 };

@@ -1,3 +1,4 @@
+import { parseRetryAfter, retrying } from '../../net/retry';
 import { EvidenceError } from '../types';
 
 export interface HttpOptions {
@@ -20,16 +21,6 @@ export interface LiveHttp {
   postFormJson(url: URL, form: Record<string, string>, accept?: string): Promise<unknown>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const retryAfterMs = (header: string | null): number | undefined => {
-  if (!header) return undefined;
-  const secs = Number(header);
-  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
-};
-
 const defaultCache = (): Cache | null => (typeof caches !== 'undefined' && 'default' in caches ? (caches as unknown as { default: Cache }).default : null);
 
 /**
@@ -51,34 +42,35 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
     if (!allowed(url)) {
       throw new EvidenceError(`Refused: ${url.origin}${url.pathname} is not one of the configured evidence endpoints.`, 'refused');
     }
-    for (let attempt = 0; ; attempt++) {
-      let res: Response;
+    const attempt = async () => {
       try {
-        res = await fetch(url.toString(), { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+        return await fetch(url.toString(), { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
       } catch (err) {
         const name = (err as Error)?.name;
         if (name === 'TimeoutError' || name === 'AbortError') {
           throw new EvidenceError(`${url.host} did not answer within ${Math.round(timeoutMs / 1000)} s.`, 'timeout');
         }
-        if (attempt >= maxRetries) throw new EvidenceError(`${url.host} could not be reached: ${(err as Error).message}`, 'upstream');
-        await sleep(Math.min(maxWait, 250 * 2 ** attempt));
-        continue;
+        throw new EvidenceError(`${url.host} could not be reached: ${(err as Error).message}`, 'upstream');
       }
-      if ((res.status === 429 || res.status >= 500) && attempt < maxRetries) {
-        await res.body?.cancel();
-        await sleep(Math.min(maxWait, retryAfterMs(res.headers.get('retry-after')) ?? 250 * 2 ** attempt));
-        continue;
-      }
-      if (res.status >= 300 && res.status < 400) {
-        await res.body?.cancel();
-        throw new EvidenceError(`${url.host} answered with a redirect (${res.status}); point the endpoint URL at the API itself.`, 'upstream');
-      }
-      if (!res.ok) {
-        const body = (await res.text().catch(() => '')).slice(0, 300);
-        throw new EvidenceError(`${url.host} answered HTTP ${res.status}${body ? `: ${body}` : ''}`, res.status === 400 ? 'syntax' : 'upstream');
-      }
-      return res;
+    };
+    const res = await retrying(attempt, {
+      retries: maxRetries,
+      retryIn: (outcome, n) => {
+        if (!outcome.ok) return (outcome.error as EvidenceError).code === 'upstream' ? Math.min(maxWait, 250 * 2 ** n) : undefined;
+        if (outcome.value.status !== 429 && outcome.value.status < 500) return undefined;
+        void outcome.value.body?.cancel().catch(() => {});
+        return Math.min(maxWait, parseRetryAfter(outcome.value.headers.get('retry-after')) ?? 250 * 2 ** n);
+      },
+    });
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      throw new EvidenceError(`${url.host} answered with a redirect (${res.status}); point the endpoint URL at the API itself.`, 'upstream');
     }
+    if (!res.ok) {
+      const body = (await res.text().catch(() => '')).slice(0, 300);
+      throw new EvidenceError(`${url.host} answered HTTP ${res.status}${body ? `: ${body}` : ''}`, res.status === 400 ? 'syntax' : 'upstream');
+    }
+    return res;
   };
 
   // The per-attempt timeout signal also covers the body: an endpoint that sends headers and then trickles stays bounded.
