@@ -1,6 +1,7 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
+import { MODE_OPTIONS } from '../../src/api/options-schemas';
 import { post } from '../engine/helpers';
 
 const QUESTION = 'Who directed Forrest Gump?';
@@ -30,6 +31,12 @@ describe('options per mode', () => {
       expect(message).toContain(`options.${key} is not an option of mode "${mode}"`);
     });
   }
+
+  it('every mode the service offers has its own options schema (a new mode must declare its options)', async () => {
+    const health = (await (await exports.default.fetch('http://localhost/healthz')).json()) as { modes: string[] };
+    expect(health.modes.length).toBeGreaterThan(5);
+    expect(Object.keys(MODE_OPTIONS)).toEqual(expect.arrayContaining(health.modes));
+  });
 
   it('the default mode is checked too, and nested limits are strict', async () => {
     expect(await errorOf(await post('/v1/answer', { question: QUESTION, options: { fewshots: 'dpp' } }))).toContain('options.fewshots is not an option of mode "agent"');
