@@ -12,6 +12,8 @@ import { readBenchmarkText } from '../src/eval/node/read-text';
 import { DEFAULT_WIKIDATA_API } from '../src/eval/node/wikidata-labels';
 import { seededSample } from '../src/eval/sample';
 import { BENCHMARKS, isBenchmark } from '../src/eval/types';
+import { join } from 'node:path';
+import { recordArchive, runsOf, uploadArchive } from '../src/eval/node/archive';
 import { fail, fromFile, parseCli, type CliSpec } from './args';
 import { judgeFromEnv } from './judge-env';
 
@@ -48,6 +50,8 @@ const CLI: CliSpec = {
     'judge-model': { type: 'string', value: 'name', help: 'the judge model (default LLM_MODEL)' },
     'judge-key': { type: 'string', value: 'key', help: 'the judge\'s API key (default LLM_API_KEY)' },
     rehearse: { type: 'boolean', help: 'run against our own npm run dev with a stub model that answers the gold' },
+    record: { type: 'string', value: 'file', help: 'afterwards, write every run\'s evidence into one deduplicated archive (docs/ARCHIVE.md)' },
+    replay: { type: 'string', value: 'file', help: 'upload this archive and serve every run\'s evidence from it; prints the misses' },
   },
   examples: [
     'npm run eval -- --benchmark mintaka --data ../shared/data/mintaka/dev_sample.json --sample 30 --seed 1',
@@ -139,7 +143,9 @@ const main = async () => {
     options: typeof args.recipe === 'string' ? { recipe: args.recipe } : undefined,
     progress: process.stderr,
   };
-  if (rehearsing) return rehearseCli(options);
+  const archives = { record: typeof args.record === 'string' ? args.record : undefined, replay: typeof args.replay === 'string' ? args.replay : undefined };
+  if (rehearsing) return rehearseCli(options, archives);
+  await beforeRuns(url, options, archives);
   const summary = await runEvaluation({ ...options, url });
   const missing = prepared.skipped ? `, ${prepared.skipped} not asked (context missing)` : '';
   process.stderr.write(`asked ${summary.asked}, skipped ${summary.skipped} (resume)${missing}, errors ${summary.errors}\n`);
@@ -147,25 +153,59 @@ const main = async () => {
   const out: Record<string, unknown> = { benchmark: summary.benchmark, n: summary.n, metrics: summary.metrics };
   if (prepared.skipped) out.skippedNoContext = prepared.skipped;
   if (summary.judge) out.judge = summary.judge;
+  Object.assign(out, await afterRuns(url, options, archives));
   process.stdout.write(`${JSON.stringify(out)}\n`);
+};
+
+interface Archives {
+  record?: string;
+  replay?: string;
+}
+
+/** --replay: upload the archive and name it in every run's options. */
+const beforeRuns = async (url: string, options: Omit<EvaluationOptions, 'url'>, a: Archives) => {
+  if (!a.replay) return;
+  const { archiveId, records } = await uploadArchive({ url, file: a.replay, apiKey: options.apiKey });
+  process.stderr.write(`replaying ${a.replay} (${records} records) as ${archiveId}\n`);
+  options.options = { ...(options.options ?? {}), evidence: { replay: archiveId } };
+};
+
+/** --record: one archive of every run's evidence; --replay: how many requests the archive did not hold. */
+const afterRuns = async (url: string, options: Omit<EvaluationOptions, 'url'>, a: Archives): Promise<Record<string, unknown>> => {
+  if (!a.record && !a.replay) return {};
+  const { runIds, misses } = runsOf(join(options.outDir, 'predictions.jsonl'), new Set(options.items.map((i) => i.id)));
+  const out: Record<string, unknown> = {};
+  if (a.replay) {
+    out.replay = { archive: a.replay, runs: runIds.length, misses };
+    process.stderr.write(`replay: ${misses} requests were not in the recording\n`);
+  }
+  if (a.record) {
+    const r = await recordArchive({ url, runIds, file: a.record, apiKey: options.apiKey });
+    out.record = r;
+    process.stderr.write(`recorded ${r.records} distinct requests of ${r.runs} runs into ${r.file} (${r.bytes} bytes)\n`);
+    if (r.failed) process.stderr.write(`warning: the evidence of ${r.failed} runs could not be fetched\n`);
+  }
+  return out;
 };
 
 /**
  * --rehearse: our own `npm run dev` with the model stub answering every question with its gold answer; prints
  * the main metric and, per item below 100 (or at 100 only by a scorer rule), the gold-format quirk or "UNEXPLAINED".
  */
-const rehearseCli = async (options: Omit<EvaluationOptions, 'url'>) => {
+const rehearseCli = async (options: Omit<EvaluationOptions, 'url'>, archives: Archives = {}) => {
   const { startRehearsalService } = await import('./rehearse-service');
   process.stderr.write('starting npm run dev with the gold-answer model stub…\n');
   const service = await startRehearsalService();
   try {
+    await beforeRuns(service.url, options, archives);
     const r = await rehearse({ ...options, service });
+    const archived = await afterRuns(service.url, options, archives);
     for (const item of [...r.explained, ...r.unexplained]) {
       const why = item.quirk ? `${item.quirk}: ${quirkText(item.quirk)}` : `UNEXPLAINED${item.error ? ` (${item.error})` : ''}`;
       process.stderr.write(`  ${item.id} score ${(100 * item.score).toFixed(1)} — ${why}\n    answer: ${JSON.stringify(item.answer)} gold: ${JSON.stringify(item.gold.slice(0, 200))}\n`);
     }
     process.stderr.write(`wrote ${r.files.predictions}\n      ${r.files.metrics}\n      ${r.files.report}\n`);
-    const out = { rehearsal: true, benchmark: r.benchmark, mode: r.mode, n: r.n, errors: r.errors, main: { [r.mainMetric]: r.main }, metrics: r.metrics, explained: r.explained.length, unexplained: r.unexplained.length };
+    const out = { rehearsal: true, benchmark: r.benchmark, mode: r.mode, n: r.n, errors: r.errors, main: { [r.mainMetric]: r.main }, metrics: r.metrics, explained: r.explained.length, unexplained: r.unexplained.length, ...archived };
     process.stdout.write(`${JSON.stringify(out)}\n`);
     if (r.unexplained.length || r.errors) process.exitCode = 1;
   } finally {

@@ -1,5 +1,5 @@
 import { api, ApiError } from './api.js';
-import { answerBlock, renderCard, errorBox, usageLine } from './cards.js';
+import { answerBlock, renderCard, errorBox, forkButton, runLineage, usageLine } from './cards.js';
 import { clear, h, plural } from './dom.js';
 import { announce } from './announce.js';
 import { createProgress } from './progress.js';
@@ -69,6 +69,7 @@ const resetView = (question) => {
   $('trace-count').textContent = '';
   $('trace').open = true;
   $('run-usage').textContent = '';
+  for (const el of document.querySelectorAll('.run-replay, .run-parent, .run-fork')) el.remove();
   $('cancel-button').hidden = true;
 };
 
@@ -128,6 +129,7 @@ const follow = (options) => {
           $('answer-body').prepend(h('p', { class: 'answer-partial' }, data.status === 'cancelled' ? 'Partial answer: the run was cancelled before it finished.' : 'Partial answer: the run stopped before it finished.'));
         }
         announce(data.status === 'succeeded' ? 'Run finished.' : STATUS_TEXT[data.status] ?? `Run ${data.status}.`);
+        if (runId) void showLineage(runId);
         return;
       }
       if (type === 'answer') {
@@ -159,6 +161,32 @@ const follow = (options) => {
       if (current === run) $('ask-button').disabled = false;
     });
   return { run, runId: () => runId };
+};
+
+/** After a run ends: mark a replayed run, link parent and forks, and offer "Fork from here" on each step. */
+const showLineage = async (runId) => {
+  let run;
+  try {
+    run = await api('GET', `/v1/runs/${encodeURIComponent(runId)}`);
+  } catch {
+    return; // The trace is on screen already; lineage is an extra.
+  }
+  if (active?.runId() !== runId) return;
+  $('run-usage').after(...runLineage(run));
+  const onFork = async (step) => {
+    try {
+      const fork = await api('POST', `/v1/runs/${encodeURIComponent(runId)}/fork`, { fromStep: step });
+      history.pushState(null, '', `/runs/${fork.runId}`);
+      showRun(fork.runId);
+    } catch (err) {
+      $('run-error').append(errorBox(err instanceof ApiError ? err.code : 'network', err.message));
+    }
+  };
+  for (const c of run.checkpoints ?? []) {
+    if (c.step < 1) continue;
+    const card = $('cards').querySelector(`li[data-event-id="${c.lastEventId}"]`);
+    card?.append(forkButton(c.step, onFork));
+  }
 };
 
 let active = null;

@@ -110,3 +110,24 @@ export const usageLine = (data) => {
   const u = data.usage ?? {};
   return `Run ${data.status}: ${plural(u.llmCalls ?? 0, 'model call')}, ${plural(u.toolCalls ?? 0, 'tool call')}, ${plural((u.promptTokens ?? 0) + (u.completionTokens ?? 0), 'token')}, ${data.timings?.totalMs ?? '?'} ms.`;
 };
+
+/**
+ * What the run JSON adds to a trace: a "replayed" mark, the run it was forked from, and a "Fork from here" button
+ * under the last card of every step a fork can start after (POST /v1/runs/{id}/fork).
+ */
+export const runLineage = (run) => {
+  const parts = [];
+  if (run.replay) {
+    parts.push(h('p', { class: 'run-replay' }, h('strong', {}, 'Replayed'), ` evidence from archive ${run.replay.archiveId}; ${plural(run.replay.misses, 'request')} not in the recording.`));
+  }
+  if (run.parent) {
+    parts.push(h('p', { class: 'run-parent' }, `Forked after step ${run.parent.fromStep} of `, h('a', { href: `/runs/${run.parent.runId}`, 'data-internal': '' }, `run ${run.parent.runId.slice(0, 8)}`), '.'));
+  }
+  for (const f of run.forks ?? []) {
+    parts.push(h('p', { class: 'run-fork' }, `Forked after step ${f.fromStep}: `, h('a', { href: `/runs/${f.runId}`, 'data-internal': '' }, `run ${f.runId.slice(0, 8)}`), '.'));
+  }
+  return parts;
+};
+
+export const forkButton = (step, onFork) =>
+  h('button', { type: 'button', class: 'fork-button', 'data-step': String(step), title: `Start a new run from the state after step ${step}`, onclick: () => onFork(step) }, 'Fork from here');

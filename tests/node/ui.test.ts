@@ -220,6 +220,27 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.close();
   });
 
+  it('offers "Fork from here" on a finished step, and the fork opens as a new run linked to its parent', async () => {
+    stub.setScript({ final: ['Paris', 'Lyon'] });
+    const { page, problems } = await openPage('/');
+    await withRunOptions(page, { calls: 3 });
+    await page.fill('#question', 'A run to fork');
+    await page.selectOption('#mode', 'test-tool-loop');
+    await page.click('#ask-button');
+    await page.waitForSelector('.fork-button[data-step="2"]', { timeout: 30_000 });
+    const parentId = new URL(page.url()).pathname.split('/').pop()!;
+    await page.click('.fork-button[data-step="2"]');
+    await page.waitForFunction((id) => !(globalThis as any).location.pathname.endsWith(id), parentId);
+    await page.waitForSelector('.run-parent a', { timeout: 30_000 });
+    expect(await page.textContent('.run-parent')).toContain('Forked after step 2 of');
+    const childId = new URL(page.url()).pathname.split('/').pop()!;
+    const child = (await (await fetch(`${base}/v1/runs/${childId}`)).json()) as any;
+    expect(child.parent).toEqual({ runId: parentId, fromStep: 2 });
+    expect(child.answer).toBe('Lyon');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('has no serious or critical accessibility violations (ask: empty, running, done; runs; workbench)', async () => {
     stub.setScript({ final: ['Paris'] });
     const { page } = await openPage('/');
