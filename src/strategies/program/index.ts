@@ -4,7 +4,7 @@ import type { AnswerData, EventInput, RunContext, Strategy } from '../../engine/
 import { runProgram } from '../../sandbox';
 import type { Json, RunProgramResult } from '../../sandbox/types';
 import { formatAnswer, isEmptyAnswer } from './answer';
-import { rankBM25 } from './bm25';
+import { rankBm25 } from '../../web/bm25';
 import { extractCode } from './extract-code';
 import { programExamples } from './fewshot';
 import { hostFunctionsFor } from './host-functions';
@@ -134,6 +134,11 @@ const simplifyBySentences = async (state: ProgramState, ctx: RunContext, input: 
   };
 };
 
+// The words that never count when matching a question to the linked passages ("how many", "this" included).
+const PASSAGE_STOPWORDS = new Set(
+  'a an and are as at be by for from has have in is it its of on or that the this to was were which who what when where with how many much did does do'.split(' '),
+);
+
 /** Step (a), ours: retrieve the passages closest to the question (BM25) and let the model name the cells it describes. */
 const simplifyByPassages = async (state: ProgramState, ctx: RunContext, input: ProgramContext) => {
   const owners = new Map<string, string>();
@@ -141,7 +146,7 @@ const simplifyByPassages = async (state: ProgramState, ctx: RunContext, input: P
     cells.forEach((c, j) => c.links?.forEach((l) => owners.has(l) || owners.set(l, `row ${r}, column "${input.table.columns[j] ?? j}": ${c.text}`))),
   );
   const docs = Object.entries(input.passages).map(([key, text]) => ({ key, text }));
-  const top = rankBM25(state.question, docs).slice(0, SIMPLIFY_PASSAGES);
+  const top = rankBm25(state.question, docs, { stopwords: PASSAGE_STOPWORDS }).slice(0, SIMPLIFY_PASSAGES);
   if (!top.length) {
     return { state: { ...state, phase: 'generate' as const }, events: [thought('No linked passage matches the question; it stays as it is.')] };
   }
