@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { loadConfig, type Config } from '../src/config';
 import { loadArchive } from '../src/engine/archives';
-import { encodeArchive, parseArchive, recordingEvidence, replayingEvidence, sha256Hex, type EvidenceRecord, type RecordedResponse, type ReplaySource } from '../src/evidence/recording';
+import { encodeArchive, parseArchive, recordingEvidence, replayingEvidence, sha256Hex, recordingKg, replayingKg, type EvidenceRecord, type KgGateway, type RecordedResponse, type ReplaySource } from '../src/evidence/recording';
 import type { Evidence } from '../src/evidence/types';
 import { applyAnswerFormat } from '../src/engine/answer-format';
 import { createRunContext } from '../src/engine/context';
@@ -290,6 +290,7 @@ export class AgentRun extends DurableObject<Env> {
       config,
       llm: llm.llm,
       services,
+      kg: this.kgGateway(config, usage, replay),
       tools: createToolRegistry(config),
       usage,
       llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
@@ -347,6 +348,14 @@ export class AgentRun extends DurableObject<Env> {
       ...base,
       evidence: () => (evidence ??= recordingEvidence(replay ? replayingEvidence(replay, onMiss) : base.evidence(), (r) => this.keepRecord(r, config))),
     };
+  }
+
+  /** CRAG KG API calls: answered from the archive in a replay, recorded with the run otherwise. */
+  private kgGateway(config: Config, usage: Usage, replay: ReplaySource | undefined): KgGateway {
+    const record = recordingKg((r) => this.keepRecord(r, config));
+    if (!replay) return record;
+    const fromArchive = replayingKg(replay, () => (usage.replayMisses = (usage.replayMisses ?? 0) + 1));
+    return (call, send) => record(call, () => fromArchive(call, send));
   }
 
   /** Stores one record, scrubbed of secrets; its body is addressed by its SHA-256. */

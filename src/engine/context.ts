@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { Embedder } from '../embeddings/types';
+import type { KgGateway } from '../evidence/recording';
 import type { Evidence } from '../evidence/types';
 import { routeByPurpose } from '../llm/route';
 import type { LLM } from '../llm/types';
@@ -27,6 +28,8 @@ export interface ContextParts {
   llmLimits?: { maxLLMCalls: number; maxTokens: number };
   /** Aborted on wall-time overrun or cancel; handed to every model and tool call. */
   signal?: AbortSignal;
+  /** Records or replays CRAG KG API calls (see src/evidence/recording.ts). */
+  kg?: KgGateway;
 }
 
 const MAX_OBSERVATION_CHARS = 8_000;
@@ -49,6 +52,7 @@ export const createRunContext = (parts: ContextParts): RunContext => {
     vectors: parts.services.vectors,
     tools: parts.tools,
     signal: parts.signal,
+    kg: parts.kg,
     async runTool(name, input) {
       const tool = parts.tools.get(name);
       const started = Date.now();

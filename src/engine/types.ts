@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { Embedder } from '../embeddings/types';
+import type { KgGateway } from '../evidence/recording';
 import type { Evidence } from '../evidence/types';
 import type { LLM, Purpose } from '../llm/types';
 import type { ToolRegistry } from '../tools/types';
@@ -109,6 +110,8 @@ export interface RunContext {
    * context already carry it; a strategy that waits on something else should pass it on.
    */
   readonly signal?: AbortSignal;
+  /** Where CRAG KG API calls go: recorded with the run, or answered from a replayed archive. Absent: sent as they are. */
+  readonly kg?: KgGateway;
   /** Runs a tool by name, timing it and counting it; errors become observations (error: true), never throws. */
   runTool(name: string, input: unknown): Promise<{ output: string; ms: number; error: boolean }>;
 }

@@ -104,6 +104,36 @@ export const recordingEvidence = (inner: Evidence, sink: RecordSink): Evidence =
   };
 };
 
+/**
+ * The path of every CRAG KG API call of a run: `send` makes the real request; a gateway may record its result or
+ * answer from an archive instead. The result is the trimmed text the strategy sees.
+ */
+export type KgGateway = (call: { endpoint: string; args: Record<string, unknown> }, send: () => Promise<string>) => Promise<string>;
+
+/** Records each KG call's result (or its failure) through `sink`. */
+export const recordingKg =
+  (sink: RecordSink): KgGateway =>
+  async (call, send) => {
+    const request: RecordedRequest = { source: 'kg', endpoint: call.endpoint, args: call.args };
+    const key = requestKey(request);
+    try {
+      const body = await send();
+      await sink({ key, request, response: { body } });
+      return body;
+    } catch (err) {
+      if (err instanceof Error && !['AbortError', 'TimeoutError', 'ReplayMiss'].includes(err.name)) {
+        await sink({ key, request, response: { error: { code: 'upstream', message: err.message } } });
+      }
+      throw err;
+    }
+  };
+
+/** Answers each KG call from the archive; nothing is sent. */
+export const replayingKg =
+  (source: ReplaySource, onMiss: (request: RecordedRequest) => void): KgGateway =>
+  async (call) =>
+    String(answerFrom(source, { source: 'kg', endpoint: call.endpoint, args: call.args }, onMiss));
+
 /** Thrown for a request an archive does not hold; the tool turns it into the observation the agent sees. */
 export class ReplayMiss extends EvidenceError {
   constructor(readonly request: RecordedRequest) {

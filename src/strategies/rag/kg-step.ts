@@ -103,7 +103,7 @@ export const kgFetchStep = async (state: RagState, ctx: RunContext): Promise<Ste
   const started = Date.now();
   if (state.kgEntities) {
     const plan = planKgCalls(state.attribute?.domain ?? 'open', state.kgEntities, ctx.request.question);
-    const results = await runPlan(base, plan, { signal: ctx.signal });
+    const results = await runPlan(base, plan, { signal: ctx.signal, gateway: ctx.kg });
     const ok = results.filter((r) => !r.error && r.result !== 'null');
     const output = results
       .map((r) => `${r.endpoint} ${JSON.stringify(r.args)}: ${r.error ? `failed (${r.error})` : r.result.slice(0, 300)}`)
@@ -119,7 +119,7 @@ export const kgFetchStep = async (state: RagState, ctx: RunContext): Promise<Ste
   const results = await Promise.all(
     state.kgCalls.map(async (call) => {
       try {
-        return { endpoint: call.endpoint, result: await callKg(base, call, 10_000, ctx.signal) };
+        return { endpoint: call.endpoint, result: await callKg(base, call, 10_000, ctx.signal, ctx.kg) };
       } catch (err) {
         return { endpoint: call.endpoint, result: '', error: err instanceof Error ? err.message : String(err) };
       }

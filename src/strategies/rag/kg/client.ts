@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { KgGateway } from '../../../evidence/recording';
 import { endpointByPath, KG_ENDPOINTS, type KgDomain } from './endpoints';
 
 export interface KgCall {
@@ -60,7 +61,10 @@ export const trimResult = (value: unknown): string => {
 };
 
 /** POSTs one validated call to the CRAG API; returns the trimmed `result`, or throws with a short reason. */
-export const callKg = async (baseUrl: string, call: KgCall, timeoutMs = 10_000, runSignal?: AbortSignal): Promise<string> => {
+export const callKg = async (baseUrl: string, call: KgCall, timeoutMs = 10_000, runSignal?: AbortSignal, gateway?: KgGateway): Promise<string> =>
+  gateway ? gateway(call, () => sendKg(baseUrl, call, timeoutMs, runSignal)) : sendKg(baseUrl, call, timeoutMs, runSignal);
+
+const sendKg = async (baseUrl: string, call: KgCall, timeoutMs: number, runSignal?: AbortSignal): Promise<string> => {
   const url = `${baseUrl.replace(/\/+$/, '')}/${call.endpoint}`;
   // A cancelled or timed-out run stops its pending KG request too, not only after it returns.
   const timeout = AbortSignal.timeout(timeoutMs);

@@ -1,3 +1,4 @@
+import type { KgGateway } from '../../../evidence/recording';
 import { callKg, checkCall, type KgCall } from './client';
 import type { KgEntities } from './entities';
 
@@ -109,6 +110,8 @@ export interface PlanLimits {
   /** No new request starts after this long (the clock moves across I/O, so this holds in workerd). */
   budgetMs: number;
   signal?: AbortSignal;
+  /** The run's KG gateway (recording or replay), when it has one. */
+  gateway?: KgGateway;
 }
 
 /**
@@ -116,7 +119,7 @@ export interface PlanLimits {
  * calls go one after another (a resolution feeds the next), within a request count and a time budget.
  */
 export const runPlan = async (baseUrl: string, plan: RulePlan, limits: Partial<PlanLimits> = {}): Promise<KgResult[]> => {
-  const { maxRequests = 8, budgetMs = 20_000, signal } = limits;
+  const { maxRequests = 8, budgetMs = 20_000, signal, gateway } = limits;
   const started = Date.now();
   const results: KgResult[] = [];
   let sent = 0;
@@ -133,7 +136,7 @@ export const runPlan = async (baseUrl: string, plan: RulePlan, limits: Partial<P
     }
     sent++;
     try {
-      const result = await callKg(baseUrl, checked.call, 10_000, signal);
+      const result = await callKg(baseUrl, checked.call, 10_000, signal, gateway);
       results.push({ ...checked.call, result });
       return result;
     } catch (err) {
