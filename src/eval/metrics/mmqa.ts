@@ -1,5 +1,6 @@
 import { pyFloat, pyFloatStr, pyRound2, pySplit, PY_PUNCTUATION, removeArticles } from '../pytext';
 import { maxAssignment } from './assignment';
+import { NUMBER_WORDS, SCALE_WORDS } from '../../text/words';
 
 /**
  * MultiModalQA's evaluate.py (DROP-style): answers are lists of spans; each span is normalised per
@@ -8,12 +9,12 @@ import { maxAssignment } from './assignment';
  * one-to-one and averages, rounded to two decimals as the official script does.
  */
 
-const NUMBER_WORDS: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17,
-  eighteen: 18, nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70,
-  eighty: 80, ninety: 90, hundred: 100, thousand: 1000, million: 1000000, billion: 1000000000,
-};
+// word2number knows no "trillion".
+const WORD2NUMBER: ReadonlyMap<string, number> = new Map([
+  ...NUMBER_WORDS,
+  ['hundred', 100],
+  ...[...SCALE_WORDS].filter(([w]) => w !== 'trillion'),
+]);
 
 /**
  * The `word2number` reading of one token: number words are picked out of the token's words;
@@ -22,7 +23,7 @@ const NUMBER_WORDS: Record<string, number> = {
 export const wordToNumber = (text: string): number | undefined => {
   const lowered = text.replace(/-/g, ' ').toLowerCase();
   if (/^\d+$/.test(lowered)) return Number(lowered);
-  const words = pySplit(lowered).filter((w) => w in NUMBER_WORDS || w === 'point');
+  const words = pySplit(lowered).filter((w) => WORD2NUMBER.has(w) || w === 'point');
   if (words.length === 0) return undefined;
   const pointAt = words.indexOf('point');
   if (words.filter((w) => w === 'point').length > 1) return undefined;
@@ -31,7 +32,7 @@ export const wordToNumber = (text: string): number | undefined => {
   let total = 0;
   let group = 0;
   for (const w of integerWords) {
-    const n = NUMBER_WORDS[w];
+    const n = WORD2NUMBER.get(w)!;
     if (n === 100) group = (group || 1) * 100;
     else if (n >= 1000) {
       total += (group || 1) * n;
@@ -40,7 +41,7 @@ export const wordToNumber = (text: string): number | undefined => {
   }
   total += group;
   if (decimalWords.length > 0) {
-    const digits = decimalWords.map((w) => NUMBER_WORDS[w]).filter((n) => n !== undefined && n < 10);
+    const digits = decimalWords.map((w) => WORD2NUMBER.get(w)).filter((n) => n !== undefined && n < 10);
     total += Number(`0.${digits.join('')}`);
   }
   return total;

@@ -4,13 +4,9 @@
  * accent and punctuation folding. IRIs and booleans have their own keys (see qaldAnswerKey).
  */
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+import { monthNumber, NUMBER_WORDS } from '../../text/words';
 
-const month = (word: string): number => {
-  const w = word.toLowerCase().replace(/\.$/, '');
-  return w.length >= 3 ? MONTHS.findIndex((m) => m.startsWith(w)) + 1 : 0;
-};
+const month = (word: string): number => monthNumber(word) ?? 0;
 
 const pad = (n: number | string, width = 2) => String(n).padStart(width, '0');
 
@@ -49,8 +45,8 @@ export const parseDate = (raw: string): string | undefined => {
  */
 export const parseNumber = (raw: string): string | undefined => {
   const t = raw.trim().replace(/\.$/, '').toLowerCase();
-  const word = NUMBER_WORDS.indexOf(t);
-  if (word >= 0) return String(word);
+  const word = NUMBER_WORDS.get(t);
+  if (word !== undefined && word <= 12) return String(word);
   const m = /^([-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+)(\.\d+)?(?:\s*[\p{L}%°][\p{L}\s²³%°.]*)?$/u.exec(t);
   if (!m) return undefined;
   const n = Number(`${m[1].replace(/,/g, '')}${m[2] ?? ''}`);

@@ -3,16 +3,9 @@
  * "24 August 2011" and "2011-08-24", "yes (true)" and "Yes", "A, B and C" and "C, A, B".
  */
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const monthIndex = (word: string): number => {
-  const w = word.toLowerCase().replace(/\.$/, '');
-  return MONTHS.findIndex((m) => m === w || (w.length >= 3 && m.startsWith(w)));
-};
+import { monthNumber, NUMBER_WORDS } from '../../text/words';
 
-const NUMBER_WORDS = [
-  'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten',
-  'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty',
-];
+const monthIndex = (word: string): number => (monthNumber(word) ?? 0) - 1;
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -38,8 +31,9 @@ const numbers = (text: string): string =>
     .replace(/(\d),(?=\d{3}\b)/g, '$1')
     .replace(/\b(\d+)\.0+\b/g, '$1')
     .replace(/\b[a-z]+\b/g, (w) => {
-      const i = NUMBER_WORDS.indexOf(w);
-      return i >= 0 ? String(i) : w;
+      // Only the small numbers: "forty" in a name stays a word.
+      const n = NUMBER_WORDS.get(w);
+      return n !== undefined && n <= 20 ? String(n) : w;
     });
 
 const YES = /^(yes|true|correct)\b/;

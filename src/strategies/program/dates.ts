@@ -1,18 +1,14 @@
 // Dates as tables and passages write them, compared at the precision both sides share.
 
+import { monthNumber } from '../../text/words';
+
 export interface PartialDate {
   y: number;
   m?: number;
   d?: number;
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-
-const month = (word: string): number | undefined => {
-  const w = word.toLowerCase().replace(/\.$/, '');
-  const i = MONTHS.findIndex((m) => m === w || (w.length >= 3 && m.startsWith(w)));
-  return i >= 0 ? i + 1 : undefined;
-};
+const month = monthNumber;
 
 /** A written date with at least a month, or an ISO date; a bare year is not a date here (it reads as a number). */
 export const parseDate = (input: string): PartialDate | undefined => {

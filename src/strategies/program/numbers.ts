@@ -1,12 +1,8 @@
 // Reading numbers the way tables and passages write them: "20,000", "$1.5 million", "ten thousand".
 
-const UNITS: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
-  twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
-};
-const SCALES: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
-const SUFFIX: Record<string, number> = { ...SCALES, k: 1e3, m: 1e6, mn: 1e6, bn: 1e9 };
+import { NUMBER_WORDS, SCALE_WORDS } from '../../text/words';
+
+const SUFFIX: ReadonlyMap<string, number> = new Map([...SCALE_WORDS, ['k', 1e3], ['m', 1e6], ['mn', 1e6], ['bn', 1e9]]);
 
 /** "twenty-five thousand" → 25000; undefined unless every word is a number word. */
 export const wordsToNumber = (text: string): number | undefined => {
@@ -16,14 +12,14 @@ export const wordsToNumber = (text: string): number | undefined => {
   let current = 0;
   let seen = false;
   for (const [i, w] of words.entries()) {
-    if (w in UNITS) {
-      current += UNITS[w];
+    if (NUMBER_WORDS.has(w)) {
+      current += NUMBER_WORDS.get(w)!;
       seen = true;
     } else if (w === 'hundred') {
       current = (current || 1) * 100;
       seen = true;
-    } else if (w in SCALES) {
-      total += (current || 1) * SCALES[w];
+    } else if (SCALE_WORDS.has(w)) {
+      total += (current || 1) * SCALE_WORDS.get(w)!;
       current = 0;
       seen = true;
     } else if (i === 0 && w === 'a') {
@@ -46,10 +42,10 @@ export const parseNumber = (input: string | number): number | undefined => {
   if (m) {
     const negative = /^[^\d]*[-−]/.test(text);
     const value = Number(m[1].replace(/[,−-]/g, ''));
-    const scale = m[2] && m[2] !== '%' ? SUFFIX[m[2].toLowerCase()] : 1;
+    const scale = m[2] && m[2] !== '%' ? SUFFIX.get(m[2].toLowerCase())! : 1;
     return (negative ? -1 : 1) * value * scale;
   }
   const mixed = /^([-−]?\d+(?:\.\d+)?)\s+(thousand|million|billion|trillion)$/i.exec(text);
-  if (mixed) return Number(mixed[1].replace('−', '-')) * SCALES[mixed[2].toLowerCase()];
+  if (mixed) return Number(mixed[1].replace('−', '-')) * SCALE_WORDS.get(mixed[2].toLowerCase())!;
   return wordsToNumber(text);
 };
