@@ -1,5 +1,6 @@
 import type { AgentRun } from '../../durable-objects/agent-run';
 import type { RunView } from '../engine/run-view';
+import { retrying } from '../net/retry';
 import { HttpError } from './errors';
 
 const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -17,14 +18,8 @@ export const runStub = (env: Env, runId: string): DurableObjectStub<AgentRun> =>
  * the run itself goes on (its alarm resumes it), so we simply ask again.
  */
 export const waitForRun = async (stub: DurableObjectStub<AgentRun>, attempts = 20): Promise<RunView | null> => {
-  for (let i = 0; ; i++) {
-    try {
-      return (await stub.wait()) as RunView | null;
-    } catch (err) {
-      if (i >= attempts) throw err;
-      await new Promise((r) => setTimeout(r, Math.min(2_000, 50 * 2 ** i)));
-    }
-  }
+  const wait = async () => (await stub.wait()) as RunView | null;
+  return retrying(wait, { retries: attempts, retryIn: (outcome, n) => (outcome.ok ? undefined : Math.min(2_000, 50 * 2 ** n)) });
 };
 
 /** Opens the run's event stream from after `after`; with `caller`, a run of another owner is a 404. */
