@@ -1,8 +1,8 @@
 import type { Config } from '../config';
 import type { Strategy, Variant } from '../engine/types';
-import { lateFusionPipelineStrategy, lateFusionRandomStrategy } from './baselines/late-fusion';
+import { lateFusionPipelineStrategy, lateFusionRandomStrategy } from './hqa/baselines/late-fusion';
 import { parametricStrategy } from './baselines/parametric';
-import { staticPipelineStrategy } from './baselines/static-pipeline';
+import { staticPipelineStrategy } from './hqa/baselines/static-pipeline';
 import {
   agentStrategy,
   lateFusionStrategy,

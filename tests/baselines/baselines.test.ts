@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EventInput } from '../../src/engine/types';
 import { scriptedLLM } from '../../src/llm/scripted';
-import { lateFusionPipelineStrategy, lateFusionRandomStrategy } from '../../src/strategies/baselines/late-fusion';
-import { staticPipelineStrategy } from '../../src/strategies/baselines/static-pipeline';
+import { lateFusionPipelineStrategy, lateFusionRandomStrategy } from '../../src/strategies/hqa/baselines/late-fusion';
+import { staticPipelineStrategy } from '../../src/strategies/hqa/baselines/static-pipeline';
 import { randomFewshotStrategy, zeroShotStrategy } from '../../src/strategies/hqa';
 import { hqaTools } from '../../src/tools';
 import { driveStrategy } from '../helpers/drive';

@@ -1,7 +1,7 @@
-import { fnv1a } from '../../embeddings/local';
-import { mulberry32 } from '../../fewshot/prng';
-import { agreementOf } from '../hqa/agreement';
-import { answerSources, collectAnswers, I_DONT_KNOW, mergeFinalAnswer, readStyle } from '../hqa/merge';
+import { fnv1a } from '../../../embeddings/local';
+import { mulberry32 } from '../../../fewshot/prng';
+import { agreementOf } from '../agreement';
+import { answerSources, collectAnswers, I_DONT_KNOW, mergeFinalAnswer, readStyle } from '../merge';
 import { createPipelineStrategy, derive, type PipelineTurn, type Stage } from './pipeline';
 
 /**

@@ -1,4 +1,4 @@
-import { collectAnswers, mergeFinalAnswer, readStyle } from '../hqa/merge';
+import { collectAnswers, mergeFinalAnswer, readStyle } from '../merge';
 import { createPipelineStrategy, derive, type Stage } from './pipeline';
 
 const GRAPH = 'graph';

@@ -1,7 +1,7 @@
-import type { AnswerData, EventInput, RunContext, Strategy } from '../../engine/types';
-import { agreementOf } from '../hqa/agreement';
-import { answerSources, bestAvailable, collectAnswers } from '../hqa/merge';
-import type { Turn } from '../hqa/trace';
+import type { AnswerData, EventInput, RunContext, Strategy } from '../../../engine/types';
+import { agreementOf } from '../agreement';
+import { answerSources, bestAvailable, collectAnswers } from '../merge';
+import type { Turn } from '../trace';
 
 /**
  * Fixed tool pipelines (the non-agent baselines): the tools run in a set order, each input derived from the
