@@ -29,11 +29,22 @@ const json = (url, path, body, headers = {}) =>
 
 /** POST /v1/answer without SSE: answers once the run has ended. */
 const answer = async (url, body) => {
-  const res = await json(url, '/v1/answer', body);
+  let res;
+  let retried = '';
+  try {
+    res = await json(url, '/v1/answer', body);
+  } catch (err) {
+    // After an upload the Worker stopped reading, wrangler dev's proxy resets the next connection (a local dev
+    // quirk, not the Worker: workerd and /healthz stay up). Try once more and say so in the row.
+    if (String(err?.message) !== 'fetch failed') throw err;
+    await new Promise((r) => setTimeout(r, 500));
+    res = await json(url, '/v1/answer', body);
+    retried = ' [retried once after a dev-proxy connection reset]';
+  }
   const run = await res.json().catch(() => ({}));
-  if (!res.ok) return `${res.status} ${run.error?.code ?? ''}`;
+  if (!res.ok) return `${res.status} ${run.error?.code ?? ''}${retried}`;
   const notes = (run.steps ?? []).flatMap((s) => String(s.data?.output ?? '').split('\n').filter((l) => l.startsWith('note:')));
-  return `${run.status}: ${JSON.stringify(run.answer)}${run.error ? ` (${run.error.code}: ${run.error.message})` : ''}${notes.length ? ` — ${notes[0].slice(0, 120)}` : ''}`;
+  return `${run.status}: ${JSON.stringify(run.answer)}${run.error ? ` (${run.error.code}: ${run.error.message})` : ''}${notes.length ? ` — ${notes[0].slice(0, 120)}` : ''}${retried}`;
 };
 
 /** Status and error code of a refusal; a body that is not JSON (a proxy's text) is shown as text. */

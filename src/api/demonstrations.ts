@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import schema from '../../migrations/0003_demonstrations.sql';
-import { schemaStatements } from '../evidence/static/corpus';
+import { onFirstUse } from '../d1/schema';
 import { TOOL_SYMBOLS } from '../fewshot/levenshtein';
 import { parseProcess, ProcessParseError, renderProcess } from '../fewshot/library';
 import { readJsonBody } from './body';
@@ -73,23 +73,8 @@ const fromRow = (r: Row): Demonstration => ({
   updatedAt: r.updated_at,
 });
 
-const ready = new WeakMap<D1Database, Promise<void>>();
-
 /** Creates the table on first use (same SQL as migrations/0003), so a fresh local database needs no migration step. */
-const ensureTable = (db: D1Database): Promise<void> => {
-  let p = ready.get(db);
-  if (!p) {
-    p = db
-      .batch(schemaStatements(schema).map((s) => db.prepare(s)))
-      .then(() => undefined)
-      .catch((err) => {
-        ready.delete(db);
-        throw err;
-      });
-    ready.set(db, p);
-  }
-  return p;
-};
+const ensureTable = onFirstUse(schema);
 
 const database = (env: Env): D1Database => {
   const db = (env as { DB?: D1Database }).DB;

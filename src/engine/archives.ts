@@ -1,5 +1,5 @@
 import schema from '../../migrations/0005_archives.sql';
-import { schemaStatements } from '../evidence/static/corpus';
+import { onFirstUse } from '../d1/schema';
 
 /**
  * Where uploaded evidence archives live: the R2 bucket ARCHIVES in deploys (no size limit that matters here), or,
@@ -16,21 +16,8 @@ const ARCHIVE_ID = /^arc_[0-9a-f]{32}$/;
 export const isArchiveId = (id: string) => ARCHIVE_ID.test(id);
 export const newArchiveId = () => `arc_${crypto.randomUUID().replace(/-/g, '')}`;
 
-const ready = new WeakMap<D1Database, Promise<void>>();
-const ensureTable = (db: D1Database): Promise<void> => {
-  let p = ready.get(db);
-  if (!p) {
-    p = db
-      .batch(schemaStatements(schema).map((s) => db.prepare(s)))
-      .then(() => undefined)
-      .catch((err) => {
-        ready.delete(db);
-        throw err;
-      });
-    ready.set(db, p);
-  }
-  return p;
-};
+/** Creates the table on first use, so a fresh local database needs no migration step. */
+const ensureTable = onFirstUse(schema);
 
 const r2Key = (id: string) => `archives/${id}.jsonl`;
 

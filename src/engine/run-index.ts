@@ -1,5 +1,5 @@
 import schema from '../../migrations/0004_runs.sql';
-import { schemaStatements } from '../evidence/static/corpus';
+import { onFirstUse } from '../d1/schema';
 import type { RunStatus } from './types';
 
 /**
@@ -45,23 +45,8 @@ interface Row {
 /** A long answer is cut in the index (the run JSON has it whole). */
 const MAX_INDEXED_ANSWER = 2_000;
 
-const ready = new WeakMap<D1Database, Promise<void>>();
-
 /** Creates the table on first use (same SQL as migrations/0004), so a fresh local database needs no migration step. */
-const ensureTable = (db: D1Database): Promise<void> => {
-  let p = ready.get(db);
-  if (!p) {
-    p = db
-      .batch(schemaStatements(schema).map((s) => db.prepare(s)))
-      .then(() => undefined)
-      .catch((err) => {
-        ready.delete(db);
-        throw err;
-      });
-    ready.set(db, p);
-  }
-  return p;
-};
+const ensureTable = onFirstUse(schema);
 
 const clipAnswer = (answer: string | null | undefined) =>
   answer == null ? null : answer.length > MAX_INDEXED_ANSWER ? `${answer.slice(0, MAX_INDEXED_ANSWER)}…` : answer;

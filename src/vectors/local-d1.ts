@@ -1,4 +1,5 @@
 import migration from '../../migrations/0002_vectors.sql';
+import { onFirstUse } from '../d1/schema';
 import type { VectorIndex, VectorMatch, VectorRecord } from './types';
 
 /**
@@ -62,22 +63,7 @@ export const localD1VectorIndex = (db: D1Database): VectorIndex => {
 const HAS_BATCH = 90;
 const UPSERT_BATCH = 50;
 
-const migrated = new WeakMap<D1Database, Promise<void>>();
-
-const ensureTable = (db: D1Database): Promise<void> => {
-  let p = migrated.get(db);
-  if (!p) {
-    const statements = migration
-      .split(';')
-      .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
-      .filter(Boolean)
-      .map((s) => db.prepare(s));
-    p = db.batch(statements).then(() => undefined);
-    p.catch(() => migrated.delete(db));
-    migrated.set(db, p);
-  }
-  return p;
-};
+const ensureTable = onFirstUse(migration);
 
 const upsertStatement = (db: D1Database, namespace: string, r: VectorRecord): D1PreparedStatement => {
   const values = Float32Array.from(r.values);

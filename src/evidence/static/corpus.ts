@@ -1,18 +1,10 @@
 import schema from '../../../migrations/0001_corpus.sql';
 import type { SearchHit } from '../types';
+import { schemaStatements } from '../../d1/schema';
 import { normTitle, type SnapshotPage } from './pages';
 
 const SCHEMA_VERSION = '1';
 
-/** Splits the migration file into statements (`;` at the end of a line, `--` comments dropped). */
-export const schemaStatements = (sql: string): string[] =>
-  sql
-    .split('\n')
-    .filter((l) => !l.trim().startsWith('--'))
-    .join('\n')
-    .split(/;\s*(?:\n|$)/)
-    .map((s) => s.trim())
-    .filter(Boolean);
 
 const hashes = new WeakMap<SnapshotPage[], Promise<string>>();
 const contentHash = (pages: SnapshotPage[]): Promise<string> => {
