@@ -3,7 +3,7 @@ import * as z from 'zod';
 import schema from '../../migrations/0003_demonstrations.sql';
 import { onFirstUse } from '../d1/schema';
 import { TOOL_SYMBOLS } from '../fewshot/levenshtein';
-import { parseProcess, ProcessParseError, renderProcess } from '../fewshot/library';
+import { parseProcess, processSlug, ProcessParseError, renderProcess } from '../fewshot/library';
 import { readJsonBody } from './body';
 import { HttpError } from './errors';
 
@@ -94,15 +94,6 @@ const assertRenders = (input: DemonstrationInput) => {
   }
 };
 
-const slug = (question: string) =>
-  question
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .split('-')
-    .slice(0, 6)
-    .join('-') || 'process';
 
 const getOne = async (db: D1Database, id: string): Promise<Demonstration> => {
   await ensureTable(db);
@@ -181,7 +172,7 @@ export const demonstrationRoutes = new Hono<{ Bindings: Env }>()
   })
   .get('/v1/demonstrations/:id/export', async (c) => {
     const item = await getOne(database(c.env), c.req.param('id'));
-    const file = `${slug(item.question)}.txt`;
+    const file = `${processSlug(item.question)}.txt`;
     return c.body(renderProcess(item), 200, {
       'content-type': 'text/plain; charset=utf-8',
       'content-disposition': `attachment; filename="${file}"`,

@@ -1,4 +1,4 @@
-import { parseProcess, renderProcess, type ProcessStep, type SolutionProcess } from './library';
+import { parseProcess, processSlug, renderProcess, type ProcessStep, type SolutionProcess } from './library';
 
 /**
  * Reads the HQA authors' published human libraries (`app/data/{mintaka,qald,compmix}.json` in
@@ -99,16 +99,6 @@ const ourInput = (tool: string, input: string): string => {
   }
 };
 
-const slug = (question: string) =>
-  question
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .split('-')
-    .filter(Boolean)
-    .slice(0, 6)
-    .join('-') || 'process';
 
 // Their runs sometimes act without a thought, or answer straight after an observation; our format needs one.
 const NO_THOUGHT = 'Next I use a tool.';
@@ -162,7 +152,7 @@ const convert = (record: Record<string, unknown>, name: string, index: number): 
   // The strict library parser is the judge: a line inside a field that reads as a label would mis-teach the format.
   let parsed: SolutionProcess;
   try {
-    parsed = parseProcess(text, `${name}/${String(index + 1).padStart(2, '0')}-${slug(question)}`);
+    parsed = parseProcess(text, `${name}/${String(index + 1).padStart(2, '0')}-${processSlug(question)}`);
   } catch (err) {
     throw new SkipError(`does not convert to a valid process: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -188,7 +178,7 @@ export const importHqaJson = (data: unknown, name: string): ImportResult => {
     }
     try {
       const done = convert(record as Record<string, unknown>, name, processes.length);
-      const file = `${String(processes.length + 1).padStart(2, '0')}-${slug(done.process.question)}.txt`;
+      const file = `${String(processes.length + 1).padStart(2, '0')}-${processSlug(done.process.question)}.txt`;
       processes.push({ ...done, file });
     } catch (err) {
       if (!(err instanceof SkipError)) throw err;

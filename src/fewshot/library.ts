@@ -194,3 +194,14 @@ export const bundledLibraryNames = (files: readonly BundledFile[] = bundle.fewsh
   }
   return [...names].sort();
 };
+
+/** The `slug` of a library file name `NN-slug.txt`: the question's first six words, lowercase ASCII, dash-joined. */
+export const processSlug = (question: string) =>
+  question
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .split('-')
+    .slice(0, 6)
+    .join('-') || 'process';
