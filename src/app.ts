@@ -1,17 +1,19 @@
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { HTTPException } from 'hono/http-exception';
 import { ConfigError } from './config';
 import { answerRoutes } from './api/answer';
 import { archiveRoutes } from './api/archives';
-import { requireApiKey, type CallerVariables } from './api/auth';
+import { requireApiKey } from './api/auth';
 import { chatCompletionRoutes } from './api/chat-completions';
 import { corsFromConfig } from './api/cors';
-import { demonstrationInputSchema, demonstrationRoutes } from './api/demonstrations';
+import { demonstrationRoutes } from './api/demonstrations';
 import { errorBody, errorResponse, HttpError } from './api/errors';
 import { healthRoutes } from './api/health';
 import { modelRoutes } from './api/models';
-import { openApiDocument } from './api/openapi';
+import { serveOpenApi } from './api/openapi';
 import { rateLimit } from './api/rate-limit';
 import { runRoutes } from './api/runs';
+import type { ApiEnv } from './api/route-kit';
 import { toolRoutes } from './api/tools';
 
 /**
@@ -20,7 +22,7 @@ import { toolRoutes } from './api/tools';
  * Every error leaves as JSON `{error: {code, message}}`, never as an HTML page.
  */
 export const buildApp = () => {
-  const app = new Hono<{ Bindings: Env; Variables: CallerVariables }>();
+  const app = new OpenAPIHono<ApiEnv>();
   app.use('*', corsFromConfig());
   app.use('/v1/*', requireApiKey());
   app.use('/v1/*', rateLimit());
@@ -32,10 +34,12 @@ export const buildApp = () => {
   app.route('/', demonstrationRoutes);
   app.route('/', chatCompletionRoutes);
   app.route('/', modelRoutes);
-  app.get('/openapi.json', (c) => c.json(openApiDocument(app.routes, new URL(c.req.url).origin, { DemonstrationInput: demonstrationInputSchema })));
+  serveOpenApi(app);
   app.notFound((c) => c.json(errorBody('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
   app.onError((err, c) => {
     if (err instanceof HttpError) return errorResponse(c, err);
+    // Thrown by library middleware (e.g. a media-type gate): keep its status, in our error shape.
+    if (err instanceof HTTPException) return c.json(errorBody(err.status === 415 ? 'unsupported_media_type' : 'http_error', err.message), err.status);
     if (err instanceof ConfigError) return c.json(errorBody('config_error', err.message), 500);
     console.error('unhandled error', err instanceof Error ? err.name : typeof err);
     return c.json(errorBody('internal_error', 'the server failed to handle this request'), 500);

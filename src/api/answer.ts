@@ -1,15 +1,19 @@
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import * as z from 'zod';
 import { loadConfig } from '../config';
 import type { RunRequest } from '../engine/types';
 import { SSE_HEADERS, sseFrame } from '../engine/sse';
 import { createLLM } from '../llm';
 import { availableModes, defaultMode, strategyFor } from '../strategies';
 import { runScope, type CallerVariables } from './auth';
-import { readJsonBody } from './body';
+import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
 import { newRunId, runEvents, runStub, waitForRun } from './run-stub';
 import { checkOptions } from './options-schemas';
-import { answerRequestSchema } from './schemas';
+import { runSchema } from './response-schemas';
+import { named, withModeOptions } from './openapi';
+import { apiRoutes, errors, jsonBody } from './route-kit';
+import { answerRequestSchema, LIMITS_TEXT } from './schemas';
 
 /** A stream that starts with `head` and continues with the body of a response fetched meanwhile. */
 const prepend = (head: Uint8Array, rest: () => Promise<Response>) => {
@@ -65,8 +69,29 @@ export const createRun = async (
   return { runId, stub, request };
 };
 
-export const answerRoutes = new Hono<{ Bindings: Env; Variables: CallerVariables }>().post('/v1/answer', async (c) => {
-  const body = await readJsonBody(c, answerRequestSchema, { allowContext: true });
+const answerRoute = createRoute({
+  method: 'post',
+  path: '/v1/answer',
+  operationId: 'answer',
+  summary: 'Answer a question (JSON run, or an SSE stream of the run when Accept: text/event-stream)',
+  description: LIMITS_TEXT,
+  middleware: [cappedJsonBody({ allowContext: true })],
+  request: { body: jsonBody(named('AnswerRequest', withModeOptions(answerRequestSchema))) },
+  responses: {
+    200: {
+      description: 'the finished run, or its event stream (events run, thought, action, observation, answer, error, done)',
+      headers: z.object({ 'x-run-id': z.string() }),
+      content: {
+        'application/json': { schema: runSchema },
+        'text/event-stream': { schema: { type: 'string', description: 'SSE events; each id is the step number' } },
+      },
+    },
+    ...errors(400, 413, 415, 503),
+  },
+});
+
+export const answerRoutes = apiRoutes().openapi(answerRoute, async (c) => {
+  const body = c.req.valid('json');
   const { runId, stub, request } = await createRun(c.env, body, runScope(c));
   if (wantsEventStream(c.req.header('accept'))) {
     // The `run` event is stored by now; send it at once and follow with the object's stream from after it,
@@ -76,5 +101,5 @@ export const answerRoutes = new Hono<{ Bindings: Env; Variables: CallerVariables
   }
   const view = await waitForRun(stub);
   c.header('x-run-id', runId);
-  return c.json(view);
+  return c.json(view, 200);
 });

@@ -1,9 +1,10 @@
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import { newArchiveId, storeArchive } from '../engine/archives';
 import { ArchiveFormatError, parseArchive } from '../evidence/recording';
-import type { CallerVariables } from './auth';
 import { readCapped } from './body';
 import { HttpError } from './errors';
+import { archiveCreatedSchema } from './response-schemas';
+import { apiRoutes, errors, json } from './route-kit';
 
 /** An archive of a 200-question evaluation is a few MB (README, "Reproducible runs"); 64 MB leaves room for far more. */
 export const MAX_ARCHIVE_BYTES = 64 * 1024 * 1024;
@@ -12,8 +13,21 @@ export const MAX_ARCHIVE_RECORDS = 500_000;
 /** JSONL types only: like the JSON routes, no type a browser may send cross-origin without a preflight. */
 const ARCHIVE_MEDIA_TYPE = /^application\/(x-ndjson|jsonl|x-jsonlines|json)$/;
 
+const uploadRoute = createRoute({
+  method: 'post',
+  path: '/v1/archives',
+  operationId: 'uploadArchive',
+  summary: 'Upload an evidence archive to replay runs from',
+  description:
+    'The body is an archive in the JSONL format of GET /v1/runs/{id}/evidence (Content-Type application/x-ndjson, at most 64 MB). ' +
+    'Use the returned id as `options.evidence.replay` of a run, or as the deploy-wide EVIDENCE_REPLAY.',
+  // Read and checked by the handler as a capped stream: a JSONL archive is no JSON document for a validator to parse.
+  request: { body: { required: true, content: { 'application/x-ndjson': { schema: { type: 'string' } } } } },
+  responses: { 201: { description: 'stored', content: json(archiveCreatedSchema) }, ...errors(400, 413, 415) },
+});
+
 /** POST /v1/archives: stores an evidence archive (docs/ARCHIVE.md) that runs can replay. */
-export const archiveRoutes = new Hono<{ Bindings: Env; Variables: CallerVariables }>().post('/v1/archives', async (c) => {
+export const archiveRoutes = apiRoutes().openapi(uploadRoute, async (c) => {
   const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (!ARCHIVE_MEDIA_TYPE.test(type)) {
     throw new HttpError(415, 'unsupported_media_type', `send the archive as JSONL with "Content-Type: application/x-ndjson" (got ${type ? JSON.stringify(type.slice(0, 100)) : 'none'})`);

@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { HttpError } from './errors';
 import { MAX_BODY_BYTES, MAX_CONTEXT_BODY_BYTES, MAX_PAGE_BYTES } from './schemas';
@@ -16,8 +16,9 @@ export interface BodyLimits {
 /**
  * JSON and only JSON. A browser may send `text/plain`, form encodings or a typeless Blob to any origin without a
  * CORS preflight ("simple requests"), so accepting those would let any web page start runs on an open server.
+ * The suffix form (`application/vnd.x+json`) is the one @hono/zod-openapi's media-type check also accepts.
  */
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
+const JSON_MEDIA_TYPE = /^application\/(?:[a-z.-]+\+)?json$/;
 
 const assertJsonContentType = (header: string | undefined) => {
   const [type, ...params] = (header ?? '').split(';').map((p) => p.trim().toLowerCase());
@@ -71,9 +72,9 @@ export const utf8Length = (text: string): number => {
 /**
  * Reads a JSON body under the contract's limits, all in bytes: 64 KB, or on a route that takes `context` 16 MB of
  * which at most 64 KB outside `context` and 4 MB per page. Every violation is a 400, 413 or 415 with a message that
- * says what to change.
+ * says what to change. Returns the text; the route's zod validator checks what it holds.
  */
-export const readJsonBody = async <T>(c: Context, schema: z.ZodType<T>, limits: BodyLimits = {}): Promise<T> => {
+const readJsonText = async (c: Context, limits: BodyLimits): Promise<string> => {
   assertJsonContentType(c.req.header('content-type'));
   const cap = limits.allowContext ? MAX_CONTEXT_BODY_BYTES : MAX_BODY_BYTES;
   const declared = Number(c.req.header('content-length') ?? '0');
@@ -111,10 +112,23 @@ export const readJsonBody = async <T>(c: Context, schema: z.ZodType<T>, limits: 
       }
     });
   }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new HttpError(400, 'invalid_request', parsed.error.issues.slice(0, 5).map(describeIssue).join('; '));
-  return parsed.data;
+  return text;
 };
+
+/**
+ * Route middleware that runs the byte limits above before the route's zod validator sees the body. Hono's JSON
+ * validator reads `c.req.json()`, which would buffer any size; the text we read under the cap goes into the
+ * request's body cache, so the validator parses that and never touches the stream.
+ */
+export const cappedJsonBody = (limits: BodyLimits = {}): MiddlewareHandler => async (c, next) => {
+  const text = await readJsonText(c, limits);
+  // Hono keeps body reads as promises (its BodyCache type says otherwise).
+  (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+  await next();
+};
+
+/** The zod issues of a rejected request in one line: "field.path: message; …" (at most five). */
+export const describeIssues = (issues: readonly z.core.$ZodIssue[]) => issues.slice(0, 5).map(describeIssue).join('; ');
 
 /** Deeply nested JSON is no real request, and recursive code downstream (validation, storage) could overflow on it. */
 export const MAX_JSON_DEPTH = 64;

@@ -1,18 +1,22 @@
+import { createRoute } from '@hono/zod-openapi';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { Hono } from 'hono';
+import * as z from 'zod';
 import type { AgentRun } from '../../durable-objects/agent-run';
 import { loadConfig } from '../config';
 import type { RunView } from '../engine/run-view';
 import { SSE_HEADERS } from '../engine/sse';
 import type { AnswerData, EventType, RunStatus, Usage } from '../engine/types';
 import { createRun } from './answer';
-import { runScope, type CallerVariables } from './auth';
-import { readJsonBody } from './body';
+import { runScope } from './auth';
+import { cappedJsonBody } from './body';
 import { chatRequestSchema, type ChatRequestBody } from './chat-schema';
 import { HttpError } from './errors';
 import { parseModel } from './models';
 import { runEvents, runStub, waitForRun } from './run-stub';
-import { questionSchema } from './schemas';
+import { chatCompletionSchema } from './response-schemas';
+import { named, withModeOptions } from './openapi';
+import { apiRoutes, errors, json, jsonBody } from './route-kit';
+import { LIMITS_TEXT, questionSchema } from './schemas';
 
 /**
  * POST /v1/chat/completions: the service behind the OpenAI chat API, so any OpenAI client or chat UI can ask it.
@@ -217,8 +221,29 @@ const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Respon
   });
 };
 
-export const chatCompletionRoutes = new Hono<{ Bindings: Env; Variables: CallerVariables }>().post('/v1/chat/completions', async (c) => {
-  const body = await readJsonBody(c, chatRequestSchema);
+const chatRoute = createRoute({
+  method: 'post',
+  path: '/v1/chat/completions',
+  operationId: 'chatCompletions',
+  summary: 'OpenAI-compatible chat completions: model = variant or variant:mode; the last user message is the question',
+  description: `Streams reasoning steps as \`reasoning_content\` deltas and the answer as \`content\`, usage in the final chunk, then \`data: [DONE]\`. ${LIMITS_TEXT}`,
+  middleware: [cappedJsonBody()],
+  request: { body: jsonBody(named('ChatCompletionRequest', withModeOptions(chatRequestSchema))) },
+  responses: {
+    200: {
+      description: 'chat.completion, or chat.completion.chunk frames when stream is true',
+      headers: z.object({ 'x-run-id': z.string() }),
+      content: {
+        ...json(chatCompletionSchema),
+        'text/event-stream': { schema: { type: 'string', description: 'chat.completion.chunk frames ending with data: [DONE]' } },
+      },
+    },
+    ...errors(400, 404, 413, 415, 500, 502, 503),
+  },
+});
+
+export const chatCompletionRoutes = apiRoutes().openapi(chatRoute, async (c) => {
+  const body = c.req.valid('json');
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
   const choice = parseModel(body.model, config);
   const question = questionFrom(body.messages);
@@ -234,5 +259,5 @@ export const chatCompletionRoutes = new Hono<{ Bindings: Env; Variables: CallerV
     const err = view.error as { code?: string; message?: string } | null;
     throw new HttpError(502, 'run_failed', `the run ${runId} ended with status "${view.status}" and no answer${err?.message ? `: ${err.message}` : ''}`, { 'x-run-id': runId });
   }
-  return c.json(completionBody(view, body.model));
+  return c.json(completionBody(view, body.model), 200);
 });

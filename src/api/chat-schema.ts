@@ -1,9 +1,8 @@
 import * as z from 'zod';
 
 /**
- * The request of POST /v1/chat/completions, kept apart from the route so the OpenAPI generator (also run in Node)
- * can use it without loading the engine. Unknown OpenAI parameters (temperature, max_tokens, tools, ...) are
- * accepted and ignored, as chat UIs send them unasked.
+ * The request of POST /v1/chat/completions (its route: src/api/chat-completions.ts). Unknown OpenAI parameters
+ * (temperature, max_tokens, tools, ...) are accepted and ignored, as chat UIs send them unasked.
  */
 const textPart = z.object({ type: z.literal('text'), text: z.string() }).loose();
 const otherPart = z.object({ type: z.string() }).loose();

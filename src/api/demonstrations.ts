@@ -1,11 +1,13 @@
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import schema from '../../migrations/0003_demonstrations.sql';
 import { onFirstUse } from '../d1/schema';
 import { TOOL_SYMBOLS } from '../fewshot/levenshtein';
 import { parseProcess, processSlug, ProcessParseError, renderProcess } from '../fewshot/library';
-import { readJsonBody } from './body';
+import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
+import { named } from './openapi';
+import { apiRoutes, errors, json, jsonBody } from './route-kit';
 
 /**
  * Solution processes written by hand in the workbench (the preparation stage of the HumanIQ method), stored in D1.
@@ -44,9 +46,11 @@ export const demonstrationInputSchema = z
 const importSchema = z
   .object({
     benchmark: z.enum(BENCHMARKS, { message: `benchmark must be one of: ${BENCHMARKS.join(', ')}` }),
-    text: z.string().min(1).max(60_000),
+    text: z.string().min(1).max(60_000).meta({ description: 'one solution process in the few-shot library text format (what GET /v1/demonstrations/{id}/export gives)' }),
   })
   .strict();
+
+const demonstrationSchema = named('Demonstration', z.object({ ...demonstrationInputSchema.shape, id: z.string(), createdAt: z.number().int(), updatedAt: z.number().int() }));
 
 export type DemonstrationInput = z.infer<typeof demonstrationInputSchema>;
 export type Demonstration = DemonstrationInput & { id: string; createdAt: number; updatedAt: number };
@@ -114,27 +118,97 @@ const insert = async (db: D1Database, input: DemonstrationInput): Promise<Demons
   return item;
 };
 
+const idParams = z.object({ id: z.string().max(200) });
+const takesBody = { middleware: [cappedJsonBody()] };
+
+const listRoute = createRoute({
+  method: 'get',
+  path: '/v1/demonstrations',
+  operationId: 'listDemonstrations',
+  summary: 'List stored demonstrations (hand-written solution processes), most recently changed first, at most 500',
+  request: { query: z.object({ benchmark: z.enum(BENCHMARKS, { message: `benchmark must be one of: ${BENCHMARKS.join(', ')}` }).optional() }) },
+  responses: { 200: { description: 'the demonstrations', content: json(z.object({ demonstrations: z.array(demonstrationSchema) })) }, ...errors(400, 503) },
+});
+
+const createDemonstrationRoute = createRoute({
+  method: 'post',
+  path: '/v1/demonstrations',
+  operationId: 'createDemonstration',
+  summary: 'Store a demonstration',
+  ...takesBody,
+  request: { body: jsonBody(named('DemonstrationInput', demonstrationInputSchema)) },
+  responses: { 201: { description: 'stored', content: json(demonstrationSchema) }, ...errors(400, 413, 415, 503) },
+});
+
+const importRoute = createRoute({
+  method: 'post',
+  path: '/v1/demonstrations/import',
+  operationId: 'importDemonstration',
+  summary: 'Import one demonstration from the few-shot library text format',
+  ...takesBody,
+  request: { body: jsonBody(importSchema) },
+  responses: { 201: { description: 'stored', content: json(demonstrationSchema) }, ...errors(400, 413, 415, 503) },
+});
+
+const getRoute = createRoute({
+  method: 'get',
+  path: '/v1/demonstrations/{id}',
+  operationId: 'getDemonstration',
+  summary: 'One demonstration',
+  request: { params: idParams },
+  responses: { 200: { description: 'the demonstration', content: json(demonstrationSchema) }, ...errors(404, 503) },
+});
+
+const replaceRoute = createRoute({
+  method: 'put',
+  path: '/v1/demonstrations/{id}',
+  operationId: 'replaceDemonstration',
+  summary: 'Replace a demonstration',
+  ...takesBody,
+  request: { params: idParams, body: jsonBody(named('DemonstrationInput', demonstrationInputSchema)) },
+  responses: { 200: { description: 'replaced', content: json(demonstrationSchema) }, ...errors(400, 404, 413, 415, 503) },
+});
+
+const deleteRoute = createRoute({
+  method: 'delete',
+  path: '/v1/demonstrations/{id}',
+  operationId: 'deleteDemonstration',
+  summary: 'Delete a demonstration',
+  request: { params: idParams },
+  responses: { 204: { description: 'deleted' }, ...errors(404, 503) },
+});
+
+const exportRoute = createRoute({
+  method: 'get',
+  path: '/v1/demonstrations/{id}/export',
+  operationId: 'exportDemonstration',
+  summary: 'A demonstration in the few-shot library text format',
+  request: { params: idParams },
+  responses: {
+    200: {
+      description: 'the library file; x-fewshot-path says where it goes in the repository',
+      headers: z.object({ 'x-fewshot-path': z.string() }),
+      content: { 'text/plain': { schema: z.string() } },
+    },
+    ...errors(404, 503),
+  },
+});
+
 /** Routes under /v1/demonstrations: list, create, read, replace, delete, export to and import from the library format. */
-export const demonstrationRoutes = new Hono<{ Bindings: Env }>()
-  .get('/v1/demonstrations', async (c) => {
+export const demonstrationRoutes = apiRoutes()
+  .openapi(listRoute, async (c) => {
     const db = database(c.env);
     await ensureTable(db);
-    const benchmark = c.req.query('benchmark');
-    if (benchmark && !(BENCHMARKS as readonly string[]).includes(benchmark)) {
-      throw new HttpError(400, 'invalid_request', `benchmark must be one of: ${BENCHMARKS.join(', ')}`);
-    }
+    const { benchmark } = c.req.valid('query');
     const stmt = benchmark
       ? db.prepare('SELECT * FROM demonstrations WHERE benchmark = ? ORDER BY updated_at DESC, id LIMIT 500').bind(benchmark)
       : db.prepare('SELECT * FROM demonstrations ORDER BY updated_at DESC, id LIMIT 500');
     const { results } = await stmt.all<Row>();
-    return c.json({ demonstrations: results.map(fromRow) });
+    return c.json({ demonstrations: results.map(fromRow) }, 200);
   })
-  .post('/v1/demonstrations', async (c) => {
-    const input = await readJsonBody(c, demonstrationInputSchema);
-    return c.json(await insert(database(c.env), input), 201);
-  })
-  .post('/v1/demonstrations/import', async (c) => {
-    const { benchmark, text: fileText } = await readJsonBody(c, importSchema);
+  .openapi(createDemonstrationRoute, async (c) => c.json(await insert(database(c.env), c.req.valid('json')), 201))
+  .openapi(importRoute, async (c) => {
+    const { benchmark, text: fileText } = c.req.valid('json');
     let parsed;
     try {
       parsed = parseProcess(fileText, `${benchmark}/import`);
@@ -151,30 +225,29 @@ export const demonstrationRoutes = new Hono<{ Bindings: Env }>()
     });
     return c.json(await insert(database(c.env), input), 201);
   })
-  .get('/v1/demonstrations/:id', async (c) => c.json(await getOne(database(c.env), c.req.param('id'))))
-  .put('/v1/demonstrations/:id', async (c) => {
+  .openapi(getRoute, async (c) => c.json(await getOne(database(c.env), c.req.valid('param').id), 200))
+  .openapi(replaceRoute, async (c) => {
     const db = database(c.env);
-    const input = await readJsonBody(c, demonstrationInputSchema);
+    const input = c.req.valid('json');
     assertRenders(input);
-    const before = await getOne(db, c.req.param('id'));
+    const before = await getOne(db, c.req.valid('param').id);
     const updatedAt = Math.max(Date.now(), before.updatedAt + 1);
     await db
       .prepare('UPDATE demonstrations SET benchmark = ?, question = ?, steps = ?, final_thought = ?, final_answer = ?, updated_at = ? WHERE id = ?')
       .bind(input.benchmark, input.question, JSON.stringify(input.steps), input.finalThought, input.finalAnswer, updatedAt, before.id)
       .run();
-    return c.json({ ...input, id: before.id, createdAt: before.createdAt, updatedAt });
+    return c.json({ ...input, id: before.id, createdAt: before.createdAt, updatedAt }, 200);
   })
-  .delete('/v1/demonstrations/:id', async (c) => {
+  .openapi(deleteRoute, async (c) => {
     const db = database(c.env);
-    const item = await getOne(db, c.req.param('id'));
+    const item = await getOne(db, c.req.valid('param').id);
     await db.prepare('DELETE FROM demonstrations WHERE id = ?').bind(item.id).run();
     return c.body(null, 204);
   })
-  .get('/v1/demonstrations/:id/export', async (c) => {
-    const item = await getOne(database(c.env), c.req.param('id'));
+  .openapi(exportRoute, async (c) => {
+    const item = await getOne(database(c.env), c.req.valid('param').id);
     const file = `${processSlug(item.question)}.txt`;
-    return c.body(renderProcess(item), 200, {
-      'content-type': 'text/plain; charset=utf-8',
+    return c.text(renderProcess(item), 200, {
       'content-disposition': `attachment; filename="${file}"`,
       'x-fewshot-path': `fewshot/${item.benchmark}/${file}`,
     });

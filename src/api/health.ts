@@ -1,17 +1,28 @@
-import { Hono } from 'hono';
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { loadConfig } from '../config';
 import { VARIANTS } from '../engine/types';
 import { createEvidence } from '../evidence';
 import type { EvidenceHealth } from '../evidence/types';
 import { createLLM } from '../llm';
 import { availableModes } from '../strategies';
+import { healthSchema } from './response-schemas';
+import { json } from './route-kit';
 
 /**
  * `200 {ok, llm, evidence, variants, ...}` (the fixed contract keeps status 200; monitors read `ok`). `ok` is false
  * when the evidence store did not answer a trivial query just now, with the reason in `evidence.message`. A missing
  * model does not make the service unhealthy: the tools and the workbench work without one, and `llm.ready` says so.
  */
-export const healthRoutes = new Hono<{ Bindings: Env }>().get('/healthz', async (c) => {
+const healthRoute = createRoute({
+  method: 'get',
+  path: '/healthz',
+  operationId: 'health',
+  summary: 'Service health: model, evidence (the static store answers a trivial query on every call; ok is false when it does not), variants, modes and whether auth is on',
+  security: [],
+  responses: { 200: { description: 'health; monitors read `ok`', content: json(healthSchema) } },
+});
+
+export const healthRoutes = new OpenAPIHono<{ Bindings: Env }>().openapi(healthRoute, async (c) => {
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
   const llm = createLLM(config, { AI: (c.env as { AI?: Ai }).AI });
   let evidence: EvidenceHealth;
@@ -28,10 +39,10 @@ export const healthRoutes = new Hono<{ Bindings: Env }>().get('/healthz', async 
       : { ready: false, provider: config.LLM_PROVIDER, message: llm.reason },
     evidence: { kind: config.EVIDENCE, ...evidence },
     embeddings: { provider: config.EMBEDDING_PROVIDER },
-    variants: VARIANTS,
+    variants: [...VARIANTS],
     modes: availableModes(config),
     // The per-run limits a request gets unless it lowers them (the UI shows progress against them).
     limits: { maxSteps: config.MAX_STEPS, maxLLMCalls: config.MAX_LLM_CALLS, maxWallMs: config.MAX_WALL_MS, maxTokens: config.MAX_TOKENS },
     auth: config.API_KEYS.length ? 'bearer' : 'open (API_KEYS is empty: local development only)',
-  });
+  }, 200);
 });

@@ -7,8 +7,8 @@ import { HttpError } from './errors';
 /**
  * The `options` a request may send, one strict schema per mode. Strategies still read `request.options` with
  * their own defaults; these schemas only make sure that what they read is what the caller meant: a misspelt key
- * (`fewshots`) or a wrong type is a 400 naming it, not a silently ignored knob. Kept free of engine imports so the
- * OpenAPI generator (also run in Node) can document them.
+ * (`fewshots`) or a wrong type is a 400 naming it, not a silently ignored knob. /openapi.json lists each as
+ * components.schemas.Options_<mode> (src/api/openapi.ts).
  */
 
 const int = (min: number, max?: number) => {

@@ -61,7 +61,7 @@ export const contextSchema = z
 
 export const answerRequestSchema = z
   .object({
-    question: questionSchema,
+    question: questionSchema.meta({ description: `the question: at most ${MAX_QUESTION_CHARS} characters after Unicode NFC and removal of control characters` }),
     variant: z.enum(VARIANTS, { message: `variant must be one of: ${VARIANTS.join(', ')}` }).optional(),
     mode: z.string().max(64).optional(),
     context: contextSchema.optional(),
@@ -77,5 +77,11 @@ export const answerRequestSchema = z
       .optional(),
   })
   .strict();
+
+/** The limits of a request that carries evidence, as the API documentation states them. */
+export const LIMITS_TEXT =
+  `Limits (bytes of UTF-8; 413 over them): body ≤ ${MAX_BODY_BYTES} bytes, or with a \`context\` object ≤ ${MAX_CONTEXT_BODY_BYTES} bytes of which ≤ ${MAX_BODY_BYTES} outside it; ` +
+  `each page's html ≤ ${MAX_PAGE_BYTES} bytes, ≤ 50 pages; table ≤ 200 columns × 5,000 rows. Question ≤ ${MAX_QUESTION_CHARS} characters ` +
+  `after Unicode NFC and removal of control characters (400 over it). Content-Type must be application/json (415 otherwise).`;
 
 export type AnswerRequestBody = z.infer<typeof answerRequestSchema>;

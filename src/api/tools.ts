@@ -1,15 +1,21 @@
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { loadConfig } from '../config';
 import { createServices, createToolRegistry } from '../engine/services';
 import { createLLM } from '../llm';
 import { routeByPurpose } from '../llm/route';
 import { LLMError, type LLM } from '../llm/types';
-import { readJsonBody } from './body';
+import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
+import { toolResultSchema } from './response-schemas';
+import { apiRoutes, errors, json, jsonBody } from './route-kit';
 
 const toolRequestSchema = z
-  .object({ input: z.union([z.string().max(20_000), z.record(z.string(), z.unknown())]) })
+  .object({
+    input: z
+      .union([z.string().max(20_000), z.record(z.string(), z.unknown())])
+      .meta({ description: 'the Action Input as the agent would write it (text), or the tool\'s structured input' }),
+  })
   .strict();
 
 const MODEL_TOOLS = new Set(['read', 'generateQuery']);
@@ -24,14 +30,29 @@ const noModel = (reason: string): LLM => ({
   },
 });
 
-/** POST /v1/tools/{name}: run one tool by hand (the demonstration workbench, few-shot authoring). */
-export const toolRoutes = new Hono<{ Bindings: Env }>().post('/v1/tools/:name', async (c) => {
+const toolRoute = createRoute({
+  method: 'post',
+  path: '/v1/tools/{name}',
+  operationId: 'runTool',
+  summary: 'Run one HQA tool by hand against the configured evidence (the demonstration workbench, few-shot authoring)',
+  middleware: [cappedJsonBody()],
+  request: {
+    params: z.object({ name: z.string().max(100).meta({ description: 'wikisearch, read, getWikidataID, generateQuery, runQuery or getLabel' }) }),
+    body: jsonBody(toolRequestSchema),
+  },
+  responses: {
+    200: { description: 'what the tool returned; a tool that failed answers 200 with error: true, as the agent would observe it', content: json(toolResultSchema) },
+    ...errors(400, 404, 413, 415, 503),
+  },
+});
+
+export const toolRoutes = apiRoutes().openapi(toolRoute, async (c) => {
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
   const tools = createToolRegistry(config);
-  const name = c.req.param('name');
+  const { name } = c.req.valid('param');
   const tool = tools.get(name);
   if (!tool) throw new HttpError(404, 'unknown_tool', `no tool "${name.slice(0, 60)}"; tools: ${tools.names().join(', ')}`);
-  const { input } = await readJsonBody(c, toolRequestSchema);
+  const { input } = c.req.valid('json');
   const llm = createLLM(config, { AI: (c.env as { AI?: Ai }).AI });
   if (!llm.ok && MODEL_TOOLS.has(name)) throw new HttpError(503, 'llm_unavailable', `${name} needs a language model. ${llm.reason}`);
   let parsed: unknown;
@@ -55,8 +76,8 @@ export const toolRoutes = new Hono<{ Bindings: Env }>().post('/v1/tools/:name', 
       },
       parsed,
     );
-    return c.json({ output, ms: Date.now() - started });
+    return c.json({ output, ms: Date.now() - started }, 200);
   } catch (err) {
-    return c.json({ output: `Error: ${err instanceof Error ? err.message : String(err)}`, ms: Date.now() - started, error: true });
+    return c.json({ output: `Error: ${err instanceof Error ? err.message : String(err)}`, ms: Date.now() - started, error: true }, 200);
   }
 });

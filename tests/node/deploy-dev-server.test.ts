@@ -94,6 +94,10 @@ describe.sequential('npm run dev with a model and API keys', () => {
     expect(res.errors ?? []).toEqual([]);
     expect(res.valid).toBe(true);
     expect(doc.servers[0].url).toBe(base);
+    // The validator can fail: the same document with one operation broken does not pass.
+    const broken = structuredClone(doc);
+    broken.paths['/v1/answer'].post.responses = 'nope';
+    expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
   it('a model reply that carries the model key is stored and streamed redacted', async () => {

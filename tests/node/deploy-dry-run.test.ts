@@ -38,7 +38,7 @@ beforeAll(() => {
 afterAll(() => rmSync(CLONE, { recursive: true, force: true }));
 
 const dryRun = (env: string) =>
-  spawnSync('npx', ['wrangler', 'deploy', '--dry-run', '--env', env, '--outdir', join(OUT, env)], {
+  spawnSync('npx', ['wrangler', 'deploy', '--dry-run', '--env', env, '--outdir', join(OUT, env), '--metafile', join(OUT, `${env}.meta.json`)], {
     cwd: CLONE,
     encoding: 'utf8',
     timeout: 110_000,
@@ -70,6 +70,23 @@ describe.sequential('wrangler deploy --dry-run per environment, from a clean clo
       expect(existsSync(join(OUT, env, 'index.js'))).toBe(true);
     });
   }
+
+  // src/zod-bundle.ts hands @hono/zod-openapi a `z` that holds only ZodType, to keep zod's locale packs out.
+  it('bundles no zod locale but English, and no dependency but @hono/zod-openapi imports zod by its bare name', () => {
+    const meta = JSON.parse(readFileSync(join(OUT, `${ENVS[0]![0]}.meta.json`), 'utf8')) as {
+      inputs: Record<string, { imports: Array<{ path: string; original?: string }> }>;
+      outputs: Record<string, { entryPoint?: string; inputs: Record<string, { bytesInOutput: number }> }>;
+    };
+    // node_modules is a symlink into the checkout, so its files appear under a path relative to the clone.
+    const pkg = (f: string) => f.replace(/^.*?node_modules\//, 'node_modules/');
+    const worker = Object.values(meta.outputs).find((o) => o.entryPoint)!;
+    const locales = Object.entries(worker.inputs).filter(([f, v]) => /zod\/v4\/locales\//.test(f) && v.bytesInOutput > 0).map(([f]) => pkg(f));
+    expect(locales).toEqual(['node_modules/zod/v4/locales/en.js']);
+    const importers = Object.entries(meta.inputs)
+      .filter(([f, v]) => !/^(src|durable-objects)\//.test(f) && v.imports.some((i) => (i.original ?? i.path) === 'zod'))
+      .map(([f]) => pkg(f));
+    expect(importers).toEqual(['node_modules/@hono/zod-openapi/dist/index.mjs']);
+  });
 
   it('fails for an environment that does not exist, so the checks above can fail', () => {
     const run = dryRun('no-such-variant');

@@ -1,0 +1,141 @@
+// Loaded first for its side effect: it gives zod's schemas the `.openapi(name)` used below.
+import '@hono/zod-openapi';
+import * as z from 'zod';
+import { RUN_STATUSES, VARIANTS } from '../engine/types';
+
+/**
+ * What the API answers, as zod schemas the route definitions reference; /openapi.json is generated from them.
+ * Handlers build these values elsewhere (the run view, the run index); the schemas describe them for clients
+ * and the type checker holds handlers to them. `.openapi(name)` makes a schema a named component.
+ */
+
+export const errorSchema = z
+  .object({ error: z.object({ code: z.string(), message: z.string() }) })
+  .openapi('Error', { description: 'Every error: a machine-readable code and a message that says what to change.' });
+
+export const runStatusSchema = z.enum(RUN_STATUSES).openapi('RunStatus', {
+  description:
+    'queued → running → one of: succeeded (an answer), failed (an error, maybe a partial answer), limited (a per-run limit ended it; partial answer), cancelled (DELETE /v1/runs/{id}).',
+});
+
+const purposeUsage = z.looseObject({
+  calls: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  model: z.string().optional(),
+  models: z.record(z.string(), z.number().int()).optional().meta({ description: 'calls per model, when more than one served this purpose' }),
+});
+
+export const usageSchema = z
+  .looseObject({
+    llmCalls: z.number().int(),
+    toolCalls: z.number().int(),
+    promptTokens: z.number().int(),
+    completionTokens: z.number().int(),
+    byPurpose: z.record(z.string(), purposeUsage).meta({ description: 'per purpose (agent, code, check, attribute, vision, …): calls, tokens and the model that served it' }),
+    byTool: z.record(z.string(), z.number().int()).meta({ description: 'calls per tool' }),
+    replayMisses: z.number().int().optional().meta({ description: 'replayed runs only: evidence requests the archive did not hold' }),
+  })
+  .openapi('Usage');
+
+const runLink = z.object({ runId: z.string(), fromStep: z.number().int() });
+
+export const runSchema = z
+  .looseObject({
+    runId: z.string(),
+    question: z.string(),
+    variant: z.enum(VARIANTS),
+    mode: z.string(),
+    status: runStatusSchema,
+    answer: z.string().nullable(),
+    answers: z.record(z.string(), z.string()).meta({ description: 'per source (wikipedia, wikidata, parametric, program, …): what it answered' }),
+    sources: z.array(z.looseObject({ title: z.string().optional(), url: z.string().optional(), kind: z.string().optional() })),
+    confidence: z.string().nullable().meta({
+      description: 'agreement of the sources that answered from evidence: all_agree, two_agree, conflict, one_source, none (program mode: high, low)',
+    }),
+    agreementSources: z.array(z.string()).meta({ description: "keys of `answers` the confidence is computed over; the model's own knowledge never counts" }),
+    entities: z
+      .array(z.object({ id: z.string().regex(/^Q[0-9]+$/), label: z.string() }))
+      .meta({ description: 'the Wikidata entities behind the answer, one per item of a list answer (empty when not known)' }),
+    error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+    steps: z
+      .array(z.looseObject({ id: z.number().int(), type: z.string(), at: z.number().int() }))
+      .meta({ description: 'thought, action, observation, answer and error events, each with its own fields' }),
+    usage: usageSchema,
+    timings: z.object({ totalMs: z.number().int(), steps: z.number().int() }),
+    replay: z
+      .object({ archiveId: z.string(), misses: z.number().int() })
+      .nullable()
+      .meta({ description: "set when the run's evidence was served from an uploaded archive: its id and how many requests it did not hold" }),
+    parent: runLink.nullable().meta({ description: 'the run this one was forked from, and after which of its steps' }),
+    forks: z.array(runLink).meta({ description: 'runs forked from this one' }),
+    checkpoints: z
+      .array(z.object({ step: z.number().int(), lastEventId: z.number().int() }))
+      .meta({ description: 'the steps a fork can start after (POST /v1/runs/{id}/fork), each with the id of the last event that step stored' }),
+  })
+  .openapi('Run');
+
+export const runSummarySchema = z
+  .object({
+    runId: z.string(),
+    question: z.string(),
+    variant: z.string(),
+    mode: z.string(),
+    status: runStatusSchema,
+    answer: z.string().nullable().meta({ description: 'the final (or partial) answer, cut at 2,000 characters; null while running' }),
+    createdAt: z.number().int().meta({ description: 'epoch milliseconds' }),
+    durationMs: z.number().int().nullable().meta({ description: 'null until the run has ended' }),
+  })
+  .openapi('RunSummary');
+
+export const runPageSchema = z
+  .object({ runs: z.array(runSummarySchema), nextCursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next page; null on the last page' }) })
+  .openapi('RunPage');
+
+export const forkCreatedSchema = z.object({ runId: z.string(), parent: runLink });
+
+export const archiveCreatedSchema = z.object({
+  archiveId: z.string().meta({ description: 'use as options.evidence.replay, or as the deploy-wide EVIDENCE_REPLAY' }),
+  records: z.number().int(),
+});
+
+export const toolResultSchema = z.object({
+  output: z.string().meta({ description: 'what the agent would observe; starts with "Error:" when the tool failed' }),
+  ms: z.number(),
+  error: z.boolean().optional(),
+});
+
+export const modelSchema = z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() }).openapi('Model');
+
+export const modelListSchema = z.object({ object: z.literal('list'), data: z.array(modelSchema) });
+
+export const healthSchema = z
+  .looseObject({
+    ok: z.boolean().meta({ description: 'false when the evidence store did not answer a trivial query just now' }),
+    llm: z.looseObject({ ready: z.boolean(), provider: z.string(), model: z.string().optional(), message: z.string().optional() }),
+    evidence: z.looseObject({ kind: z.string(), checked: z.boolean(), ready: z.boolean().optional(), message: z.string().optional() }),
+    embeddings: z.object({ provider: z.string() }),
+    variants: z.array(z.enum(VARIANTS)),
+    modes: z.array(z.string()),
+    limits: z.object({ maxSteps: z.number().int(), maxLLMCalls: z.number().int(), maxWallMs: z.number().int(), maxTokens: z.number().int() }),
+    auth: z.string(),
+  })
+  .openapi('Health');
+
+export const chatCompletionSchema = z
+  .looseObject({
+    id: z.string(),
+    object: z.literal('chat.completion'),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: z.number().int(),
+        message: z.object({ role: z.literal('assistant'), content: z.string(), reasoning_content: z.string() }),
+        finish_reason: z.string(),
+      }),
+    ),
+    usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
+    run: z.looseObject({ runId: z.string(), status: runStatusSchema }).meta({ description: 'not an OpenAI field: the run behind the completion' }),
+  })
+  .openapi('ChatCompletion');
