@@ -5,7 +5,7 @@ import type { RunRequest } from '../engine/types';
 import { SSE_HEADERS, sseFrame } from '../engine/sse';
 import { createLLM } from '../llm';
 import { availableModes, defaultMode, strategyFor } from '../strategies';
-import { runScope, type CallerVariables } from './auth';
+import { runScope } from './auth';
 import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
 import { newRunId, runEvents, runStub, waitForRun } from './run-stub';

@@ -9,7 +9,7 @@ import { checkOptions } from './options-schemas';
 import { decodeCursor, listRuns } from '../engine/run-index';
 import { SSE_HEADERS } from '../engine/sse';
 import { isTerminal } from '../engine/types';
-import { runScope, type CallerVariables } from './auth';
+import { runScope } from './auth';
 import { HttpError } from './errors';
 import { named } from './openapi';
 import { forkCreatedSchema, runPageSchema, runSchema } from './response-schemas';
@@ -31,8 +31,11 @@ const notFound = (id: string) => new HttpError(404, 'not_found', `no run with id
 
 const runIdParams = z.object({ id: z.string().max(200).meta({ description: 'the runId of POST /v1/answer (a UUID)' }) });
 
-const wholeNumber = (name: string, min: number, max: number) =>
-  z.string().regex(/^\d+$/, { message: `${name} must be a whole number from ${min} to ${max}` }).transform(Number).pipe(z.number().min(min, { message: `${name} must be a whole number from ${min} to ${max}` }).max(max, { message: `${name} must be a whole number from ${min} to ${max}` }));
+/** A query or header value that must be a whole number (they arrive as text), at least `min` and at most `max`. */
+const wholeNumber = (name: string, min: number, max = Number.MAX_SAFE_INTEGER) => {
+  const message = max === Number.MAX_SAFE_INTEGER ? `${name} must be a whole number from ${min} up` : `${name} must be a whole number from ${min} to ${max}`;
+  return z.string().regex(/^\d+$/, { message }).transform(Number).pipe(z.number().min(min, { message }).max(max, { message }));
+};
 
 const listRunsRoute = createRoute({
   method: 'get',
@@ -114,8 +117,8 @@ const eventsRoute = createRoute({
   request: {
     params: runIdParams,
     // EventSource sends Last-Event-ID on reconnect; `?after=` serves clients that cannot set headers.
-    headers: z.object({ 'last-event-id': wholeNumber('Last-Event-ID', 0, Number.MAX_SAFE_INTEGER).optional() }),
-    query: z.object({ after: wholeNumber('after', 0, Number.MAX_SAFE_INTEGER).optional().meta({ description: 'the id of the last event already seen' }) }),
+    headers: z.object({ 'last-event-id': wholeNumber('Last-Event-ID', 0).optional() }),
+    query: z.object({ after: wholeNumber('after', 0).optional().meta({ description: 'the id of the last event already seen' }) }),
   },
   responses: {
     200: { description: 'event stream: the stored events after the given id, then live ones until done', content: { 'text/event-stream': { schema: { type: 'string' } } } },
