@@ -4,45 +4,59 @@
 // the slowest /healthz while it ran, and a normal request measured just before it and just after it.
 //
 //   npm run bench:hostile                 # all groups
-//   npm run bench:hostile -- requests     # one group: requests (pages, sandbox, bodies, auth) or sparql
+//   npm run bench:hostile -- requests     # one group: requests (pages, sandbox, bodies, auth), sparql or live
 //
 // Groups are modules: each exports run<Group>Cases({ url, pid, stub, key }) returning rows (shape in measure.mjs).
 // The dev server runs with an API key, so every request from here carries it unless a case sends its own
 // Authorization header; RATE_LIMIT_PER_MINUTE is raised so the bench's own traffic is not throttled.
 import { startStub } from '../../tests/support/openai-stub.mjs';
 import { startDev } from '../../tests/support/dev-server.mjs';
+import { liveGroup } from './live.mjs';
 import { printRows } from './measure.mjs';
 import { runRequestCases } from './requests.mjs';
 import { runSparqlCases, workerdPid } from './sparql.mjs';
 
-const GROUPS = { requests: runRequestCases, sparql: runSparqlCases };
+// A group with `setup` gets a dev server of its own, started with the variables setup returns (live evidence
+// pointed at a hostile stand-in); the others share one. One server at a time, so the workerd RSS is the right one.
+const GROUPS = { requests: { run: runRequestCases }, sparql: { run: runSparqlCases }, live: liveGroup };
 const wanted = process.argv.slice(2).filter((a) => GROUPS[a]);
 const key = { value: `bench-${crypto.randomUUID()}`, limit: 120 };
+const selected = Object.entries(GROUPS).filter(([name]) => !wanted.length || wanted.includes(name));
+const batches = [selected.filter(([, g]) => !g.setup), ...selected.filter(([, g]) => g.setup).map((entry) => [entry])].filter((b) => b.length);
 
 const stub = await startStub();
-const dev = await startDev({
-  vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', API_KEYS: key.value, RATE_LIMIT_PER_MINUTE: String(key.limit) },
-});
+let devUrl = '';
 const plainFetch = globalThis.fetch;
 globalThis.fetch = (input, init = {}) => {
-  if (!String(input?.url ?? input).startsWith(dev.url)) return plainFetch(input, init);
+  if (!devUrl || !String(input?.url ?? input).startsWith(devUrl)) return plainFetch(input, init);
   const headers = new Headers(init.headers);
   if (!headers.has('authorization')) headers.set('authorization', `Bearer ${key.value}`);
   return plainFetch(input, { ...init, headers });
 };
+const rows = [];
+const failed = [];
 try {
-  const pid = workerdPid();
-  console.log(`bench/hostile against ${dev.url} (workerd pid ${pid ?? 'unknown: RSS not measured'}), model: OpenAI-compatible stub, ${new Date().toISOString()}`);
-  const rows = [];
-  for (const [name, run] of Object.entries(GROUPS)) {
-    if (wanted.length && !wanted.includes(name)) continue;
-    rows.push(...(await run({ url: dev.url, pid, stub, key })));
+  for (const batch of batches) {
+    const own = batch[0][1].setup ? await batch[0][1].setup() : { vars: {}, close: async () => {} };
+    const dev = await startDev({
+      vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', API_KEYS: key.value, RATE_LIMIT_PER_MINUTE: String(key.limit), ...own.vars },
+    });
+    devUrl = dev.url;
+    try {
+      const pid = workerdPid();
+      console.log(`bench/hostile ${batch.map(([n]) => n).join(', ')} against ${dev.url} (workerd pid ${pid ?? 'unknown: RSS not measured'}), model: OpenAI-compatible stub, ${new Date().toISOString()}`);
+      for (const [, group] of batch) rows.push(...(await group.run({ url: dev.url, pid, stub, key })));
+    } catch (err) {
+      console.error(`bench/hostile failed: ${err.stack}\n--- dev server log (tail) ---\n${dev.log().slice(-4000)}`);
+      failed.push(...batch.map(([n]) => n));
+      process.exitCode = 1;
+    } finally {
+      await dev.stop();
+      await own.close();
+    }
   }
   printRows(rows);
-} catch (err) {
-  console.error(`bench/hostile failed: ${err.stack}\n--- dev server log (tail) ---\n${dev.log().slice(-4000)}`);
-  process.exitCode = 1;
+  if (failed.length) console.log(`FAILED (no figures, see the error above): ${failed.join(', ')}`);
 } finally {
-  await dev.stop();
   await stub.close();
 }

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
+import { OverCapError, readCapped as readCappedStream } from '../net/read-capped';
 import { HttpError } from './errors';
 import { MAX_BODY_BYTES, MAX_CONTEXT_BODY_BYTES, MAX_PAGE_BYTES } from './schemas';
 
@@ -28,30 +29,14 @@ const assertJsonContentType = (header: string | undefined) => {
   }
 };
 
-/** Reads the body as a stream and stops at `cap` bytes, so an oversized body is never buffered whole. */
+/** The request body under a byte cap: a 413 as soon as it passes `cap`, before the rest is read. */
 export const readCapped = async (body: ReadableStream<Uint8Array> | null, cap: number): Promise<Uint8Array> => {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > cap) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(`request body is over ${cap} bytes`);
-    }
-    chunks.push(value);
+  try {
+    return await readCappedStream(body, cap);
+  } catch (err) {
+    if (err instanceof OverCapError) throw tooLarge(`request body is over ${cap} bytes`);
+    throw err;
   }
-  if (chunks.length === 1) return chunks[0];
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
-  return bytes;
 };
 
 /** UTF-8 length of a string without encoding it (a lone surrogate counts as the 3 bytes of U+FFFD). */

@@ -119,6 +119,36 @@ describe('live evidence against a fake Wikimedia', () => {
     expect((err as Error).message).toMatch(/did not finish its answer within/);
   });
 
+  it('bounds a response that never ends in bytes: too_large once the cap is passed, and reading stops there', async () => {
+    let sent = 0;
+    const chunk = new TextEncoder().encode(`{"results":{"bindings":[${'{"a":{"type":"literal","value":"x"}},'.repeat(1_000)}`);
+    fakeServer((url) => {
+      // A query service that streams rows for ever, and an error page of the same kind on the Wikipedia endpoint.
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          sent += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      });
+      return new Response(body, { status: url.pathname === '/sparql' ? 200 : 500, headers: { 'content-type': 'application/json' } });
+    });
+    const cap = 256 * 1024;
+    const ev = createLiveEvidence(mirror, { cache: null, maxResponseBytes: cap, maxRetries: 0 });
+    const err = await ev.sparql('SELECT ?a WHERE { ?a ?b ?c }').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EvidenceError);
+    expect(err).toMatchObject({ code: 'too_large' });
+    expect((err as Error).message).toContain('sent more than 256 KB');
+    expect((err as Error).message).toContain('Ask for less');
+    // The stream was cancelled near the cap (what the source had queued ahead is all that was pulled beyond it).
+    expect(sent).toBeLessThan(cap + 4 * chunk.byteLength);
+
+    sent = 0;
+    const failed = await ev.search('x').catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: 'upstream' });
+    expect((failed as Error).message).toMatch(/HTTP 500: \{"results"/);
+    expect(sent).toBeLessThan(4 * chunk.byteLength);
+  });
+
   it('retries on 429 honouring Retry-After, then succeeds', async () => {
     let n = 0;
     const calls = fakeServer(() => (++n === 1 ? new Response('slow down', { status: 429, headers: { 'retry-after': '0' } }) : json({ query: { search: [] } })));

@@ -1,3 +1,4 @@
+import { OverCapError, readCapped, readHead } from '../../net/read-capped';
 import { parseRetryAfter, retrying } from '../../net/retry';
 import { EvidenceError } from '../types';
 
@@ -12,7 +13,17 @@ export interface HttpOptions {
   cacheTtlSeconds?: number;
   /** The Cache API cache to use; null disables caching. Defaults to `caches.default` when it exists. */
   cache?: Cache | null;
+  /** Bytes one response may have; a larger one is abandoned unread past this point (default 8 MiB). */
+  maxResponseBytes?: number;
 }
+
+/**
+ * The longest real answers are a few MB (a long article's HTML through the parse API, a SPARQL result at the row cap);
+ * 8 MiB leaves room for those and keeps one response, its text and its parsed JSON well inside a Worker's 128 MB.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+const sizeText = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.round(bytes / 1024)} KB`);
 
 export interface LiveHttp {
   /** GET with retries and caching; returns parsed JSON. */
@@ -35,6 +46,7 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
   const maxWait = options.maxRetryWaitMs ?? 5_000;
   const ttl = options.cacheTtlSeconds ?? 86_400;
   const cache = options.cache === undefined ? defaultCache() : options.cache;
+  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
 
   const allowed = (url: URL) => endpoints.some((e) => e.origin === url.origin && e.pathname === url.pathname);
 
@@ -67,17 +79,25 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
       throw new EvidenceError(`${url.host} answered with a redirect (${res.status}); point the endpoint URL at the API itself.`, 'upstream');
     }
     if (!res.ok) {
-      const body = (await res.text().catch(() => '')).slice(0, 300);
+      // Only the start of an error page is worth showing; the rest is not read.
+      const body = new TextDecoder().decode(await readHead(res.body, 1_200).catch(() => new Uint8Array(0))).slice(0, 300);
       throw new EvidenceError(`${url.host} answered HTTP ${res.status}${body ? `: ${body}` : ''}`, res.status === 400 ? 'syntax' : 'upstream');
     }
     return res;
   };
 
   // The per-attempt timeout signal also covers the body: an endpoint that sends headers and then trickles stays bounded.
+  // The byte cap bounds one that streams without end, or a query whose result is larger than any answer needs.
   const readText = async (res: Response, url: URL): Promise<string> => {
     try {
-      return await res.text();
+      return new TextDecoder().decode(await readCapped(res.body, maxBytes));
     } catch (err) {
+      if (err instanceof OverCapError) {
+        throw new EvidenceError(
+          `${url.host} sent more than ${sizeText(maxBytes)}; the answer was not read. Ask for less: a LIMIT, fewer variables, a narrower search.`,
+          'too_large',
+        );
+      }
       const name = (err as Error)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') {
         throw new EvidenceError(`${url.host} did not finish its answer within ${Math.round(timeoutMs / 1000)} s.`, 'timeout');
