@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// bench/hostile (issue 14): every hostile case against one real `npm run dev` (its own state, free ports) with the
+// bench/hostile (issue 14): every hostile case against a real `npm run dev` (its own state, free ports) with the
 // OpenAI-compatible stub as the model. Per case: time to an answer, workerd RSS before/peak/after (VmRSS from /proc),
 // the slowest /healthz while it ran, and a normal request measured just before it and just after it.
 //
 //   npm run bench:hostile                 # all groups
 //   npm run bench:hostile -- requests     # one group: requests (pages, sandbox, bodies, auth), sparql or live
 //
-// Groups are modules: each exports run<Group>Cases({ url, pid, stub, key }) returning rows (shape in measure.mjs).
+// A group is { run({ url, pid, stub, key }) → rows (shape in measure.mjs), setup?() → { vars, close } }. The
+// requests and sparql groups share one dev server; live (setup: a hostile Wikimedia stand-in) gets its own.
 // The dev server runs with an API key, so every request from here carries it unless a case sends its own
 // Authorization header; RATE_LIMIT_PER_MINUTE is raised so the bench's own traffic is not throttled.
 import { startStub } from '../../tests/support/openai-stub.mjs';
