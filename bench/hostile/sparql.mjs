@@ -10,6 +10,7 @@
 // As a module: `runSparqlCases({ url, pid })` returns the rows, so a bench/hostile driver can print them with its own.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { measureCase, printRows, rssOf } from './measure.mjs';
 
 const nested = (n) => `SELECT * WHERE ${'{'.repeat(n)}${'}'.repeat(n)}`;
 const doubling = `SELECT (STRLEN(?s30) AS ?n) WHERE { BIND("xxxxxxxx" AS ?s0) ${Array.from({ length: 30 }, (_, k) => `BIND(CONCAT(?s${k}, ?s${k}) AS ?s${k + 1})`).join(' ')} }`;
@@ -29,14 +30,6 @@ export const sparqlCases = [
   { name: 'star join over the estimate', query: 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?a ?d ?e . ?a ?f ?g }' },
 ];
 
-const rssOf = (pid) => {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-};
 
 const parentOf = (pid) => {
   try {
@@ -86,39 +79,6 @@ const post = async (url, tool, input) => {
   return { ms: performance.now() - started, status: res.status, output: String(body.output ?? body.error?.message ?? '') };
 };
 
-/** Polls /healthz (and the RSS) while `work` runs; returns the slowest health answer and the RSS peak. */
-const watch = async (url, pid, work) => {
-  let running = true;
-  let slowest = 0;
-  let peak = rssOf(pid);
-  let healthOk = true;
-  const poller = (async () => {
-    while (running) {
-      const t = performance.now();
-      try {
-        const h = await (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(30_000) })).json();
-        healthOk &&= h.ok === true;
-      } catch {
-        healthOk = false;
-      }
-      slowest = Math.max(slowest, performance.now() - t);
-      peak = Math.max(peak, rssOf(pid) || 0);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
-  const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid) || 0)), 20);
-  let result;
-  try {
-    result = await work();
-  } finally {
-    running = false;
-    clearInterval(sampler);
-    // The health request in flight when the case answered counts too.
-    await poller;
-  }
-  return { result, slowest, peak, healthOk };
-};
-
 const normalWorks = async (url) => {
   const label = await post(url, 'getLabel', 'Q64');
   const id = await post(url, 'getWikidataID', 'Berlin');
@@ -131,45 +91,16 @@ export const runSparqlCases = async ({ url, pid }) => {
   await post(url, 'runQuery', 'SELECT ?c WHERE { wd:Q64 wdt:P17 ?c }');
   const rows = [];
   for (const c of sparqlCases) {
-    const reference = await post(url, 'runQuery', 'SELECT ?c WHERE { wd:Q64 wdt:P17 ?c }');
-    const before = rssOf(pid);
-    const { result, slowest, peak, healthOk } = await watch(url, pid, () => post(url, 'runQuery', c.query));
-    const after = rssOf(pid);
-    const next = await normalWorks(url);
-    rows.push({
-      name: c.name,
-      answerMs: result.ms,
-      referenceMs: reference.ms,
-      rssBefore: before,
-      rssPeak: peak,
-      rssAfter: after,
-      healthMaxMs: slowest,
-      healthOk,
-      nextWorks: next.ok,
-      output: result.output.replace(/\s+/g, ' ').slice(0, 90),
+    const m = await measureCase({
+      url,
+      pid,
+      reference: () => post(url, 'runQuery', 'SELECT ?c WHERE { wd:Q64 wdt:P17 ?c }'),
+      work: () => post(url, 'runQuery', c.query),
+      next: async () => (await normalWorks(url)).ok,
     });
+    rows.push({ name: c.name, ...m, output: m.result.output.replace(/\s+/g, ' ').slice(0, 90) });
   }
   return rows;
-};
-
-const mb = (b) => (Number.isFinite(b) ? `${Math.round(b / 2 ** 20)}` : '?');
-
-export const printSparqlRows = (rows) => {
-  const head = ['case', 'answer ms', 'normal ms', 'RSS before/peak/after MB', 'peak growth MB', '/healthz max ms', 'next ok', 'observation'];
-  const lines = rows.map((r) => [
-    r.name,
-    r.answerMs.toFixed(0),
-    r.referenceMs.toFixed(0),
-    `${mb(r.rssBefore)}/${mb(r.rssPeak)}/${mb(r.rssAfter)}`,
-    mb(r.rssPeak - r.rssBefore),
-    `${r.healthMaxMs.toFixed(0)}${r.healthOk ? '' : ' (not ok)'}`,
-    r.nextWorks ? 'yes' : 'NO',
-    r.output,
-  ]);
-  console.log(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`);
-  for (const l of lines) console.log(`| ${l.join(' | ')} |`);
-  const worst = rows.reduce((w, r) => ({ ms: Math.max(w.ms, r.answerMs), growth: Math.max(w.growth, r.rssPeak - r.rssBefore || 0), health: Math.max(w.health, r.healthMaxMs) }), { ms: 0, growth: 0, health: 0 });
-  console.log(`\nworst: answer ${worst.ms.toFixed(0)} ms (budget 15000), RSS growth ${mb(worst.growth)} MB (budget 400), /healthz ${worst.health.toFixed(0)} ms (budget 1000); every next normal query worked: ${rows.every((r) => r.nextWorks)}`);
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -184,7 +115,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
     const pid = workerdPid();
     console.log(`bench/hostile SPARQL against ${url} (workerd pid ${pid ?? 'unknown: RSS not measured'}), ${new Date().toISOString()}`);
-    printSparqlRows(await runSparqlCases({ url, pid }));
+    printRows(await runSparqlCases({ url, pid }));
   } finally {
     await stop();
   }
