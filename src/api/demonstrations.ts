@@ -119,6 +119,7 @@ const insert = async (db: D1Database, input: DemonstrationInput): Promise<Demons
 };
 
 const idParams = z.object({ id: z.string().max(200) });
+const inputBody = jsonBody(named('DemonstrationInput', demonstrationInputSchema));
 const takesBody = { middleware: [cappedJsonBody()] };
 
 const listRoute = createRoute({
@@ -136,7 +137,7 @@ const createDemonstrationRoute = createRoute({
   operationId: 'createDemonstration',
   summary: 'Store a demonstration',
   ...takesBody,
-  request: { body: jsonBody(named('DemonstrationInput', demonstrationInputSchema)) },
+  request: { body: inputBody },
   responses: { 201: { description: 'stored', content: json(demonstrationSchema) }, ...errors(400, 413, 415, 503) },
 });
 
@@ -165,7 +166,7 @@ const replaceRoute = createRoute({
   operationId: 'replaceDemonstration',
   summary: 'Replace a demonstration',
   ...takesBody,
-  request: { params: idParams, body: jsonBody(named('DemonstrationInput', demonstrationInputSchema)) },
+  request: { params: idParams, body: inputBody },
   responses: { 200: { description: 'replaced', content: json(demonstrationSchema) }, ...errors(400, 404, 413, 415, 503) },
 });
 
