@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { newArchiveId, storeArchive } from '../engine/archives';
 import { ArchiveFormatError, parseArchive } from '../evidence/recording';
-import { readCapped } from './body';
+import { readBodyText } from './body';
 import { HttpError } from './errors';
 import { archiveCreatedSchema } from './response-schemas';
 import { apiRoutes, errors, json } from './route-kit';
@@ -32,15 +32,7 @@ export const archiveRoutes = apiRoutes().openapi(uploadRoute, async (c) => {
   if (!ARCHIVE_MEDIA_TYPE.test(type)) {
     throw new HttpError(415, 'unsupported_media_type', `send the archive as JSONL with "Content-Type: application/x-ndjson" (got ${type ? JSON.stringify(type.slice(0, 100)) : 'none'})`);
   }
-  const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > MAX_ARCHIVE_BYTES) throw new HttpError(413, 'payload_too_large', `the archive is ${declared} bytes; the limit is ${MAX_ARCHIVE_BYTES} bytes`);
-  const bytes = await readCapped(c.req.raw.body, MAX_ARCHIVE_BYTES);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    throw new HttpError(400, 'invalid_encoding', 'the archive is not valid UTF-8');
-  }
+  const { text } = await readBodyText(c, MAX_ARCHIVE_BYTES, 'the archive');
   let records: number;
   try {
     records = parseArchive(text, { maxRecords: MAX_ARCHIVE_RECORDS }).records.size;

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
-import { OverCapError, readCapped as readCappedStream } from '../net/read-capped';
+import { OverCapError, readCapped } from '../net/read-capped';
 import { HttpError } from './errors';
 import { MAX_BODY_BYTES, MAX_CONTEXT_BODY_BYTES, MAX_PAGE_BYTES } from './schemas';
 
@@ -29,13 +29,25 @@ const assertJsonContentType = (header: string | undefined) => {
   }
 };
 
-/** The request body under a byte cap: a 413 as soon as it passes `cap`, before the rest is read. */
-export const readCapped = async (body: ReadableStream<Uint8Array> | null, cap: number): Promise<Uint8Array> => {
+/**
+ * A request body as text under a byte cap: a 413 when its declared length or, read as a stream, its bytes pass `cap`
+ * (the rest is not read), a 400 when it is not UTF-8. `what` names the body in the messages ("request body").
+ * Returns the text and its size in bytes.
+ */
+export const readBodyText = async (c: Context, cap: number, what: string, overNote = ''): Promise<{ text: string; size: number }> => {
+  const declared = Number(c.req.header('content-length') ?? '0');
+  if (declared > cap) throw tooLarge(`${what} is ${declared} bytes; the limit is ${cap} bytes${overNote}`);
+  let bytes: Uint8Array;
   try {
-    return await readCappedStream(body, cap);
+    bytes = await readCapped(c.req.raw.body, cap);
   } catch (err) {
-    if (err instanceof OverCapError) throw tooLarge(`request body is over ${cap} bytes`);
+    if (err instanceof OverCapError) throw tooLarge(`${what} is over ${cap} bytes`);
     throw err;
+  }
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes), size: bytes.byteLength };
+  } catch {
+    throw new HttpError(400, 'invalid_encoding', `${what} is not valid UTF-8`);
   }
 };
 
@@ -62,15 +74,7 @@ export const utf8Length = (text: string): number => {
 const readJsonText = async (c: Context, limits: BodyLimits): Promise<string> => {
   assertJsonContentType(c.req.header('content-type'));
   const cap = limits.allowContext ? MAX_CONTEXT_BODY_BYTES : MAX_BODY_BYTES;
-  const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > cap) throw tooLarge(`request body is ${declared} bytes; the limit is ${cap} bytes${limits.allowContext ? '' : ' (this route takes no context)'}`);
-  const bytes = await readCapped(c.req.raw.body, cap);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    throw new HttpError(400, 'invalid_encoding', 'request body is not valid UTF-8');
-  }
+  const { text, size } = await readBodyText(c, cap, 'request body', limits.allowContext ? '' : ' (this route takes no context)');
   if (nestingDepth(text) > MAX_JSON_DEPTH) throw new HttpError(400, 'invalid_json', `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   let raw: unknown;
   try {
@@ -79,11 +83,11 @@ const readJsonText = async (c: Context, limits: BodyLimits): Promise<string> => 
     throw new HttpError(400, 'invalid_json', 'request body is not valid JSON');
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new HttpError(400, 'invalid_request', 'request body must be a JSON object');
-  if (bytes.byteLength > MAX_BODY_BYTES) {
+  if (size > MAX_BODY_BYTES) {
     // Only real evidence earns the larger limit: `"context": 1` beside 15 MB of anything else does not.
     const context = (raw as { context?: unknown }).context;
     const isContext = context !== null && typeof context === 'object' && !Array.isArray(context);
-    const outside = isContext ? utf8Length(JSON.stringify({ ...(raw as object), context: null })) : bytes.byteLength;
+    const outside = isContext ? utf8Length(JSON.stringify({ ...(raw as object), context: null })) : size;
     if (outside > MAX_BODY_BYTES) {
       throw tooLarge(`request body has ${outside} bytes outside context; the limit is ${MAX_BODY_BYTES} bytes (only pages, tables and passages in context may be larger)`);
     }

@@ -106,6 +106,12 @@ const rewrittenQuestion = (reply: string, original: string) => {
   return usable && rewritten !== original ? rewritten : undefined;
 };
 
+/** Both ways of step (a) end alike: the model's rewrite (if it is one) becomes the question, and a thought says so. */
+const withSimplified = (state: ProgramState, replyText: string, say: (rewritten: string | undefined) => string) => {
+  const rewritten = rewrittenQuestion(replyText, state.question);
+  return { state: { ...state, phase: 'generate' as const, question: rewritten ?? state.question }, events: [thought(say(rewritten))] };
+};
+
 /**
  * Step (a), the paper's way: sentences of the linked passages that match the question (TF-IDF n-grams and shared
  * substring) become "cell: sentence" knowledge, and the model substitutes it into the question. No match, no call.
@@ -121,17 +127,11 @@ const simplifyBySentences = async (state: ProgramState, ctx: RunContext, input: 
     maxTokens: 128,
     temperature: 0,
   });
-  const rewritten = rewrittenQuestion(reply.text, state.question);
-  return {
-    state: { ...state, phase: 'generate' as const, question: rewritten ?? state.question },
-    events: [
-      thought(
-        rewritten
-          ? `Substituted what the passages say into the question (${knowledge.length} matching sentence(s)): "${rewritten}"`
-          : 'The matching passage sentences did not change the question.',
-      ),
-    ],
-  };
+  return withSimplified(state, reply.text, (rewritten) =>
+    rewritten
+      ? `Substituted what the passages say into the question (${knowledge.length} matching sentence(s)): "${rewritten}"`
+      : 'The matching passage sentences did not change the question.',
+  );
 };
 
 // The words that never count when matching a question to the linked passages ("how many", "this" included).
@@ -165,17 +165,11 @@ const simplifyByPassages = async (state: ProgramState, ctx: RunContext, input: P
     maxTokens: 128,
     temperature: 0,
   });
-  const rewritten = rewrittenQuestion(reply.text, state.question);
-  return {
-    state: { ...state, phase: 'generate' as const, question: rewritten ?? state.question },
-    events: [
-      thought(
-        rewritten
-          ? `Simplified the question using the passages most related to it (${top.map((t) => t.key).join(', ')}): "${rewritten}"`
-          : 'Looked for descriptions in the question that name a table cell; none needed rewriting.',
-      ),
-    ],
-  };
+  return withSimplified(state, reply.text, (rewritten) =>
+    rewritten
+      ? `Simplified the question using the passages most related to it (${top.map((t) => t.key).join(', ')}): "${rewritten}"`
+      : 'Looked for descriptions in the question that name a table cell; none needed rewriting.',
+  );
 };
 
 /** Step (b) and (d): one model call that yields a `solve` program. */
