@@ -14,7 +14,7 @@ import { indexRunCreated, indexRunStatus, OPEN_OWNER, type RunSummary } from '..
 import { isTerminal, LimitError, RunCancelled, type AnswerData, type EventInput, type RunEvent, type RunRequest, type RunStatus, type Usage } from '../src/engine/types';
 import { createLLM } from '../src/llm';
 import { LLMError } from '../src/llm/types';
-import { strategyFor } from '../src/strategies';
+import { strategyFor, strategyTools } from '../src/strategies';
 import { RunStore, type Checkpoint, type RawEvent, type RunMeta } from './run-store';
 
 /** What a fork copies from its parent: the request, the stored events up to the fork point and the checkpoints. */
@@ -291,7 +291,7 @@ export class AgentRun extends DurableObject<Env> {
       llm: llm.llm,
       services,
       kg: this.kgGateway(config, usage, replay),
-      tools: createToolRegistry(config),
+      tools: createToolRegistry(strategyTools(config)),
       usage,
       llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
       signal: controller.signal,

@@ -1,10 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { loadConfig } from '../config';
+import type { CallerVariables } from './caller';
 import { HttpError } from './errors';
 import { rateLimited, takeToken } from './rate-limit';
-
-/** What the auth step learnt about the caller; the rate limiter buckets by it. */
-export type CallerVariables = { caller: string };
 
 const encoder = new TextEncoder();
 

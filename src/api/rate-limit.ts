@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { RateLimiter, TakeResult } from '../../durable-objects/rate-limiter';
 import { loadConfig } from '../config';
-import type { CallerVariables } from './auth';
+import type { CallerVariables } from './caller';
 import { HttpError } from './errors';
 
 /**

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type * as z from 'zod';
-import type { CallerVariables } from './auth';
+import type { CallerVariables } from './caller';
 import { describeIssues } from './body';
 import { HttpError } from './errors';
 import { errorSchema } from './response-schemas';

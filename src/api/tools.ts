@@ -4,6 +4,7 @@ import { loadConfig } from '../config';
 import { createServices, createToolRegistry } from '../engine/services';
 import { createLLM } from '../llm';
 import { routeByPurpose } from '../llm/route';
+import { strategyTools } from '../strategies';
 import { LLMError, type LLM } from '../llm/types';
 import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
@@ -48,7 +49,7 @@ const toolRoute = createRoute({
 
 export const toolRoutes = apiRoutes().openapi(toolRoute, async (c) => {
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
-  const tools = createToolRegistry(config);
+  const tools = createToolRegistry(strategyTools(config));
   const { name } = c.req.valid('param');
   const tool = tools.get(name);
   if (!tool) throw new HttpError(404, 'unknown_tool', `no tool "${name.slice(0, 60)}"; tools: ${tools.names().join(', ')}`);

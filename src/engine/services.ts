@@ -3,9 +3,8 @@ import { createEmbedder } from '../embeddings';
 import type { Embedder } from '../embeddings/types';
 import { createEvidence } from '../evidence';
 import type { Evidence } from '../evidence/types';
-import { extraTools } from '../strategies';
 import { hqaTools } from '../tools';
-import { toolRegistry, type ToolRegistry } from '../tools/types';
+import { toolRegistry, type Tool, type ToolRegistry } from '../tools/types';
 import { createVectorIndex } from '../vectors';
 import type { VectorIndex } from '../vectors/types';
 import type { Services } from './context';
@@ -29,4 +28,5 @@ export const createServices = (config: Config, bindings: ServiceBindings): Servi
   vectors: once<VectorIndex>(() => createVectorIndex(config, { DB: bindings.DB, VECTORIZE: bindings.VECTORIZE })),
 });
 
-export const createToolRegistry = (config: Config): ToolRegistry => toolRegistry([...hqaTools(), ...extraTools(config)]);
+/** The shared tools plus those the registered strategies add (see strategyTools in src/strategies). */
+export const createToolRegistry = (added: readonly Tool[] = []): ToolRegistry => toolRegistry([...hqaTools(), ...added]);

@@ -3,7 +3,7 @@ import type { Embedder } from '../embeddings/types';
 import type { KgGateway } from '../evidence/recording';
 import type { Evidence } from '../evidence/types';
 import type { LLM, Purpose } from '../llm/types';
-import type { ToolRegistry } from '../tools/types';
+import type { Tool, ToolRegistry } from '../tools/types';
 import type { VectorIndex } from '../vectors/types';
 
 export const VARIANTS = ['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag'] as const;
@@ -131,6 +131,8 @@ export interface StepOutcome<S> {
 export interface Strategy<S = unknown> {
   readonly mode: string;
   readonly description: string;
+  /** Tools this strategy adds beside the shared ones; the registry offers them while the strategy is registered. */
+  readonly tools?: readonly Tool[];
   start(ctx: RunContext): Promise<S> | S;
   step(state: S, ctx: RunContext): Promise<StepOutcome<S>>;
   /** The best answer from what was gathered, used when a run limit ends the run early. */

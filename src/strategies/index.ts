@@ -13,7 +13,7 @@ import {
 } from './hqa';
 import { programStrategy } from './program';
 import { ragStrategy } from './rag';
-import { tickTool, toolLoopStrategy } from './testing/tool-loop';
+import { toolLoopStrategy } from './testing/tool-loop';
 import type { Tool } from '../tools/types';
 
 /** Every strategy by mode. Strategies never import each other; this is the one place that knows them all. */
@@ -34,11 +34,11 @@ const strategies: Strategy<any>[] = [
 
 const testStrategies: Strategy<any>[] = [toolLoopStrategy];
 
-export const availableModes = (config: Config): string[] =>
-  [...strategies, ...(config.TEST_MODE ? testStrategies : [])].map((s) => s.mode);
+const registered = (config: Config): Strategy<any>[] => [...strategies, ...(config.TEST_MODE ? testStrategies : [])];
 
-export const strategyFor = (mode: string, config: Config): Strategy<any> | undefined =>
-  [...strategies, ...(config.TEST_MODE ? testStrategies : [])].find((s) => s.mode === mode);
+export const availableModes = (config: Config): string[] => registered(config).map((s) => s.mode);
+
+export const strategyFor = (mode: string, config: Config): Strategy<any> | undefined => registered(config).find((s) => s.mode === mode);
 
 /** The mode a variant runs when the request names none (falls back to what is implemented). */
 export const defaultMode = (variant: Variant, config: Config): string => {
@@ -46,4 +46,5 @@ export const defaultMode = (variant: Variant, config: Config): string => {
   return strategyFor(preferred, config) ? preferred : 'parametric';
 };
 
-export const extraTools = (config: Config): Tool[] => (config.TEST_MODE ? [tickTool] : []);
+/** What the registered strategies add to the shared tools; the engine's tool registry takes them from here. */
+export const strategyTools = (config: Config): Tool[] => registered(config).flatMap((s) => s.tools ?? []);

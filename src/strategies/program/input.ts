@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { SandboxTable } from './sandbox-table';
 import { unlinkedDocuments } from './unlinked';
 
 const cellSchema = z.object({ text: z.coerce.string(), links: z.array(z.string()).optional() });
@@ -14,20 +15,6 @@ export const programContextSchema = z.object({
 });
 
 export type ProgramContext = z.infer<typeof programContextSchema>;
-
-/** A cell as the program sees it: enough to pass back to `extract_info`. */
-export interface SandboxCell {
-  text: string;
-  links: string[];
-  row: number;
-  column: string;
-}
-
-export interface SandboxTable {
-  title: string;
-  columns: string[];
-  rows: Record<string, SandboxCell>[];
-}
 
 /** Parses `context` of the request; the error names what is wrong. */
 export const parseProgramContext = (context: unknown): { ok: true; value: ProgramContext } | { ok: false; message: string } => {

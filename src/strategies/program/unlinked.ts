@@ -1,4 +1,4 @@
-import type { SandboxTable } from './input';
+import type { SandboxTable } from './sandbox-table';
 
 const MAX_LISTED = 30;
 const PREVIEW_CHARS = 70;

@@ -58,6 +58,7 @@ interface ToolLoopState {
 export const toolLoopStrategy: Strategy<ToolLoopState> = {
   mode: 'test-tool-loop',
   description: 'Test only: calls the tick tool options.calls times, then asks the model for an answer.',
+  tools: [tickTool],
   start: (ctx) => {
     // options.failStart: a strategy whose start throws (the engine must end the run, not crash on a missing state).
     if (ctx.request.options?.failStart) throw new Error('start failed on purpose');
