@@ -1,9 +1,12 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import schema from '../../migrations/0003_demonstrations.sql';
+import owners from '../../migrations/0006_demonstration_owners.sql';
 import { onFirstUse } from '../d1/schema';
+import { OPEN_OWNER } from '../engine/run-index';
 import { TOOL_SYMBOLS } from '../fewshot/levenshtein';
 import { parseProcess, processSlug, ProcessParseError, renderProcess } from '../fewshot/library';
+import { runScope } from './auth';
 import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
 import { named } from './openapi';
@@ -13,6 +16,10 @@ import { apiRoutes, errors, json, jsonBody } from './route-kit';
  * Solution processes written by hand in the workbench (the preparation stage of the HumanIQ method), stored in D1.
  * A process is only stored when it renders to a file the few-shot library parser accepts, so every stored
  * process exports cleanly to `fewshot/<benchmark>/<NN-slug>.txt`.
+ *
+ * A demonstration belongs to the key that stored it, like a run: another key lists, reads, replaces, deletes and
+ * exports none of it (404, as for a run of another key). On an open server (no API_KEYS) every caller is one owner.
+ * The bundled few-shot library (`fewshot/`) is another thing: shared by every key and read-only over the API.
  */
 
 export const BENCHMARKS = ['mintaka', 'qald9plus', 'compmix'] as const;
@@ -77,8 +84,11 @@ const fromRow = (r: Row): Demonstration => ({
   updatedAt: r.updated_at,
 });
 
-/** Creates the table on first use (same SQL as migrations/0003), so a fresh local database needs no migration step. */
-const ensureTable = onFirstUse(schema);
+/** Creates the table on first use (same SQL as migrations/0003 and 0006), so a fresh local database needs no migration step. */
+const ensureTable = onFirstUse(`${schema}\n${owners}`);
+
+/** Whose demonstrations a request may touch: a key's own (`key:<hash>`), or on an open server every one (undefined). */
+type Scope = string | undefined;
 
 const database = (env: Env): D1Database => {
   const db = (env as { DB?: D1Database }).DB;
@@ -99,21 +109,21 @@ const assertRenders = (input: DemonstrationInput) => {
 };
 
 
-const getOne = async (db: D1Database, id: string): Promise<Demonstration> => {
+const getOne = async (db: D1Database, id: string, scope: Scope): Promise<Demonstration> => {
   await ensureTable(db);
-  const row = await db.prepare('SELECT * FROM demonstrations WHERE id = ?').bind(id).first<Row>();
+  const row = await db.prepare('SELECT * FROM demonstrations WHERE id = ?1 AND (?2 IS NULL OR owner = ?2)').bind(id, scope ?? null).first<Row>();
   if (!row) throw new HttpError(404, 'not_found', `no demonstration with id "${id.slice(0, 80)}"`);
   return fromRow(row);
 };
 
-const insert = async (db: D1Database, input: DemonstrationInput): Promise<Demonstration> => {
+const insert = async (db: D1Database, input: DemonstrationInput, scope: Scope): Promise<Demonstration> => {
   assertRenders(input);
   await ensureTable(db);
   const now = Date.now();
   const item: Demonstration = { ...input, id: crypto.randomUUID(), createdAt: now, updatedAt: now };
   await db
-    .prepare('INSERT INTO demonstrations (id, benchmark, question, steps, final_thought, final_answer, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-    .bind(item.id, item.benchmark, item.question, JSON.stringify(item.steps), item.finalThought, item.finalAnswer, now, now)
+    .prepare('INSERT INTO demonstrations (id, benchmark, question, steps, final_thought, final_answer, created_at, updated_at, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    .bind(item.id, item.benchmark, item.question, JSON.stringify(item.steps), item.finalThought, item.finalAnswer, now, now, scope ?? OPEN_OWNER)
     .run();
   return item;
 };
@@ -126,7 +136,7 @@ const listRoute = createRoute({
   method: 'get',
   path: '/v1/demonstrations',
   operationId: 'listDemonstrations',
-  summary: 'List stored demonstrations (hand-written solution processes), most recently changed first, at most 500',
+  summary: "List the caller's stored demonstrations (hand-written solution processes), most recently changed first, at most 500",
   request: { query: z.object({ benchmark: z.enum(BENCHMARKS, { message: `benchmark must be one of: ${BENCHMARKS.join(', ')}` }).optional() }) },
   responses: { 200: { description: 'the demonstrations', content: json(z.object({ demonstrations: z.array(demonstrationSchema) })) }, ...errors(400, 503) },
 });
@@ -201,13 +211,13 @@ export const demonstrationRoutes = apiRoutes()
     const db = database(c.env);
     await ensureTable(db);
     const { benchmark } = c.req.valid('query');
-    const stmt = benchmark
-      ? db.prepare('SELECT * FROM demonstrations WHERE benchmark = ? ORDER BY updated_at DESC, id LIMIT 500').bind(benchmark)
-      : db.prepare('SELECT * FROM demonstrations ORDER BY updated_at DESC, id LIMIT 500');
-    const { results } = await stmt.all<Row>();
+    const { results } = await db
+      .prepare('SELECT * FROM demonstrations WHERE (?1 IS NULL OR benchmark = ?1) AND (?2 IS NULL OR owner = ?2) ORDER BY updated_at DESC, id LIMIT 500')
+      .bind(benchmark ?? null, runScope(c) ?? null)
+      .all<Row>();
     return c.json({ demonstrations: results.map(fromRow) }, 200);
   })
-  .openapi(createDemonstrationRoute, async (c) => c.json(await insert(database(c.env), c.req.valid('json')), 201))
+  .openapi(createDemonstrationRoute, async (c) => c.json(await insert(database(c.env), c.req.valid('json'), runScope(c)), 201))
   .openapi(importRoute, async (c) => {
     const { benchmark, text: fileText } = c.req.valid('json');
     let parsed;
@@ -224,14 +234,14 @@ export const demonstrationRoutes = apiRoutes()
       finalThought: parsed.finalThought,
       finalAnswer: parsed.finalAnswer,
     });
-    return c.json(await insert(database(c.env), input), 201);
+    return c.json(await insert(database(c.env), input, runScope(c)), 201);
   })
-  .openapi(getRoute, async (c) => c.json(await getOne(database(c.env), c.req.valid('param').id), 200))
+  .openapi(getRoute, async (c) => c.json(await getOne(database(c.env), c.req.valid('param').id, runScope(c)), 200))
   .openapi(replaceRoute, async (c) => {
     const db = database(c.env);
     const input = c.req.valid('json');
     assertRenders(input);
-    const before = await getOne(db, c.req.valid('param').id);
+    const before = await getOne(db, c.req.valid('param').id, runScope(c));
     const updatedAt = Math.max(Date.now(), before.updatedAt + 1);
     await db
       .prepare('UPDATE demonstrations SET benchmark = ?, question = ?, steps = ?, final_thought = ?, final_answer = ?, updated_at = ? WHERE id = ?')
@@ -241,12 +251,12 @@ export const demonstrationRoutes = apiRoutes()
   })
   .openapi(deleteRoute, async (c) => {
     const db = database(c.env);
-    const item = await getOne(db, c.req.valid('param').id);
+    const item = await getOne(db, c.req.valid('param').id, runScope(c));
     await db.prepare('DELETE FROM demonstrations WHERE id = ?').bind(item.id).run();
     return c.body(null, 204);
   })
   .openapi(exportRoute, async (c) => {
-    const item = await getOne(database(c.env), c.req.valid('param').id);
+    const item = await getOne(database(c.env), c.req.valid('param').id, runScope(c));
     const file = `${processSlug(item.question)}.txt`;
     return c.text(renderProcess(item), 200, {
       'content-disposition': `attachment; filename="${file}"`,

@@ -1,6 +1,7 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { parseProcess } from '../../src/fewshot/library';
+import { deployedStyle, uniqueKey } from '../public/helpers';
 
 const call = (method: string, path: string, body?: unknown) =>
   exports.default.fetch(`http://localhost${path}`, {
@@ -110,5 +111,38 @@ describe('/v1/demonstrations', () => {
 
     expect((await call('POST', '/v1/demonstrations', '{nope')).status).toBe(400);
     expect((await call('GET', '/v1/demonstrations?benchmark=nope')).status).toBe(400);
+  });
+});
+
+describe('/v1/demonstrations with API keys', () => {
+  const keyA = uniqueKey('demo-a');
+  const keyB = uniqueKey('demo-b');
+  const app = deployedStyle({ API_KEYS: `${keyA},${keyB}`, RATE_LIMIT_PER_MINUTE: '1000' });
+  const as = (key: string, method: string, path: string, body?: unknown) =>
+    app(path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  it("belong to the key that stored them: another key gets 404 for read, replace, delete and export, and does not list them", async () => {
+    const mine = await (await as(keyA, 'POST', '/v1/demonstrations', process)).json<any>();
+    const notFound = async (res: Response) => {
+      expect(res.status).toBe(404);
+      expect((await res.json<any>()).error.code).toBe('not_found');
+    };
+    await notFound(await as(keyB, 'GET', `/v1/demonstrations/${mine.id}`));
+    await notFound(await as(keyB, 'PUT', `/v1/demonstrations/${mine.id}`, { ...process, finalAnswer: 'written by B' }));
+    await notFound(await as(keyB, 'DELETE', `/v1/demonstrations/${mine.id}`));
+    await notFound(await as(keyB, 'GET', `/v1/demonstrations/${mine.id}/export`));
+    const listB = await (await as(keyB, 'GET', '/v1/demonstrations')).json<any>();
+    expect(listB.demonstrations.map((d: any) => d.id)).not.toContain(mine.id);
+
+    // A's own, untouched by B's attempts.
+    const read = await (await as(keyA, 'GET', `/v1/demonstrations/${mine.id}`)).json<any>();
+    expect(read.finalAnswer).toBe('France');
+    const listA = await (await as(keyA, 'GET', '/v1/demonstrations?benchmark=mintaka')).json<any>();
+    expect(listA.demonstrations.map((d: any) => d.id)).toEqual([mine.id]);
+    expect((await as(keyA, 'DELETE', `/v1/demonstrations/${mine.id}`)).status).toBe(204);
   });
 });
