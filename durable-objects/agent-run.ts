@@ -143,7 +143,7 @@ export class AgentRun extends DurableObject<Env> {
   /** Links a fork to its parent; the parent's events and state stay as they are. */
   async addFork(child: { runId: string; fromStep: number }): Promise<void> {
     const meta = this.store.meta();
-    if (!meta) return;
+    if (!meta || meta.forks?.some((f) => f.runId === child.runId)) return;
     this.store.saveMeta({ ...meta, forks: [...(meta.forks ?? []), child] });
   }
 

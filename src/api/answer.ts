@@ -8,6 +8,7 @@ import { availableModes, defaultMode, strategyFor } from '../strategies';
 import { runScope } from './auth';
 import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
+import { freshRunId, idempotencyHeaders, idempotentRunId, REPLAYED_HEADER, type RunIdClaim } from './idempotency';
 import { newRunId, runEvents, runStub, waitForRun } from './run-stub';
 import { checkOptions } from './options-schemas';
 import { runSchema } from './response-schemas';
@@ -39,6 +40,12 @@ const prepend = (head: Uint8Array, rest: () => Promise<Response>) => {
   return readable;
 };
 
+/** Response headers of a route that starts a run: its id, and whether an Idempotency-Key replayed an earlier one. */
+export const replayHeaders = z.object({
+  'x-run-id': z.string(),
+  [REPLAYED_HEADER]: z.literal('true').optional().meta({ description: 'present when an Idempotency-Key returned the run of an earlier request' }),
+});
+
 export const wantsEventStream = (accept: string | undefined) => /\btext\/event-stream\b/i.test(accept ?? '');
 
 /** Validates a request and turns it into a stored run; shared by /v1/answer and the chat-completions facade. */
@@ -46,6 +53,7 @@ export const createRun = async (
   env: Env,
   body: { question: string; variant?: RunRequest['variant']; mode?: string; context?: object; options?: Record<string, unknown> },
   owner?: string,
+  claim: RunIdClaim = freshRunId,
 ) => {
   const config = loadConfig(env as unknown as Record<string, unknown>);
   const variant = body.variant ?? config.DEFAULT_VARIANT;
@@ -56,7 +64,8 @@ export const createRun = async (
   const options = checkOptions(mode, body.options);
   const llm = createLLM(config, { AI: (env as { AI?: Ai }).AI });
   if (!llm.ok) throw new HttpError(503, 'llm_unavailable', llm.reason);
-  const runId = newRunId();
+  // Claimed after validation, so a rejected request never holds an Idempotency-Key.
+  const { runId, replayed } = await claim(newRunId());
   const request: RunRequest = {
     question: body.question,
     variant,
@@ -65,8 +74,9 @@ export const createRun = async (
     ...(options ? { options } : {}),
   };
   const stub = runStub(env, runId);
+  // On a replay the run exists and this is a no-op; it creates the run if the claiming request died before it could.
   await stub.start(runId, request, owner);
-  return { runId, stub, request };
+  return { runId, stub, request, replayed };
 };
 
 const answerRoute = createRoute({
@@ -76,30 +86,33 @@ const answerRoute = createRoute({
   summary: 'Answer a question (JSON run, or an SSE stream of the run when Accept: text/event-stream)',
   description: LIMITS_TEXT,
   middleware: [cappedJsonBody({ allowContext: true })],
-  request: { body: jsonBody(named('AnswerRequest', withModeOptions(answerRequestSchema))) },
+  request: { headers: idempotencyHeaders, body: jsonBody(named('AnswerRequest', withModeOptions(answerRequestSchema))) },
   responses: {
     200: {
       description: 'the finished run, or its event stream (events run, thought, action, observation, answer, error, done)',
-      headers: z.object({ 'x-run-id': z.string() }),
+      headers: replayHeaders,
       content: {
         'application/json': { schema: runSchema },
         'text/event-stream': { schema: { type: 'string', description: 'SSE events; each id is the step number' } },
       },
     },
-    ...errors(400, 413, 415, 503),
+    ...errors(400, 413, 415, 422, 503),
   },
 });
 
 export const answerRoutes = apiRoutes().openapi(answerRoute, async (c) => {
   const body = c.req.valid('json');
-  const { runId, stub, request } = await createRun(c.env, body, runScope(c));
+  const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], 'POST /v1/answer', body);
+  const { runId, stub, request, replayed } = await createRun(c.env, body, runScope(c), claim);
+  const headers = { 'x-run-id': runId, ...(replayed ? { [REPLAYED_HEADER]: 'true' } : {}) };
   if (wantsEventStream(c.req.header('accept'))) {
-    // The `run` event is stored by now; send it at once and follow with the object's stream from after it,
-    // so the first byte does not wait for a second round trip to the object.
+    // A replay streams the run from its start. A new run's `run` event is stored by now; send it at once and follow
+    // with the object's stream from after it, so the first byte does not wait for a second round trip to the object.
+    if (replayed) return new Response((await runEvents(stub, 0)).body, { headers: { ...SSE_HEADERS, ...headers } });
     const first = sseFrame({ id: 1, type: 'run', at: Date.now(), data: { runId, variant: request.variant, mode: request.mode, question: request.question } });
-    return new Response(prepend(first, () => runEvents(stub, 1)), { headers: { ...SSE_HEADERS, 'x-run-id': runId } });
+    return new Response(prepend(first, () => runEvents(stub, 1)), { headers: { ...SSE_HEADERS, ...headers } });
   }
   const view = await waitForRun(stub);
-  c.header('x-run-id', runId);
+  for (const [k, v] of Object.entries(headers)) c.header(k, v);
   return c.json(view, 200);
 });

@@ -10,6 +10,9 @@ const sha256 = async (text: string) => new Uint8Array(await crypto.subtle.digest
 
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
 
+/** SHA-256 of a text as lower-case hex: how keys and fingerprints are stored instead of the values themselves. */
+export const sha256Hex = async (text: string) => hex(await sha256(text));
+
 /**
  * Compares the presented key with every configured key in constant time: both sides are hashed to equal-length
  * digests and compared with timingSafeEqual, and the loop never exits early, so timing tells nothing about
@@ -55,7 +58,7 @@ export const requireApiKey = (): MiddlewareHandler<{ Bindings: Env; Variables: C
   };
   if (!token) return refuse('this API needs a key: send "Authorization: Bearer <key>"');
   if (!(await matchesAnyKey(token, config.API_KEYS))) return refuse('the API key is not valid');
-  c.set('caller', `key:${hex(await sha256(token)).slice(0, 32)}`);
+  c.set('caller', `key:${(await sha256Hex(token)).slice(0, 32)}`);
   return next();
 };
 

@@ -6,11 +6,12 @@ import { loadConfig } from '../config';
 import type { RunView } from '../engine/run-view';
 import { SSE_HEADERS } from '../engine/sse';
 import type { AnswerData, EventType, RunStatus, Usage } from '../engine/types';
-import { createRun } from './answer';
+import { createRun, replayHeaders } from './answer';
 import { runScope } from './auth';
 import { cappedJsonBody } from './body';
 import { chatRequestSchema, type ChatRequestBody } from './chat-schema';
 import { HttpError } from './errors';
+import { idempotencyHeaders, idempotentRunId, REPLAYED_HEADER } from './idempotency';
 import { parseModel } from './models';
 import { runEvents, runStub, waitForRun } from './run-stub';
 import { chatCompletionSchema } from './response-schemas';
@@ -228,17 +229,17 @@ const chatRoute = createRoute({
   summary: 'OpenAI-compatible chat completions: model = variant or variant:mode; the last user message is the question',
   description: `Streams reasoning steps as \`reasoning_content\` deltas and the answer as \`content\`, usage in the final chunk, then \`data: [DONE]\`. ${LIMITS_TEXT}`,
   middleware: [cappedJsonBody()],
-  request: { body: jsonBody(named('ChatCompletionRequest', withModeOptions(chatRequestSchema))) },
+  request: { headers: idempotencyHeaders, body: jsonBody(named('ChatCompletionRequest', withModeOptions(chatRequestSchema))) },
   responses: {
     200: {
       description: 'chat.completion, or chat.completion.chunk frames when stream is true',
-      headers: z.object({ 'x-run-id': z.string() }),
+      headers: replayHeaders,
       content: {
         ...json(chatCompletionSchema),
         'text/event-stream': { schema: { type: 'string', description: 'chat.completion.chunk frames ending with data: [DONE]' } },
       },
     },
-    ...errors(400, 404, 413, 415, 500, 502, 503),
+    ...errors(400, 404, 413, 415, 422, 500, 502, 503),
   },
 });
 
@@ -247,14 +248,17 @@ export const chatCompletionRoutes = apiRoutes().openapi(chatRoute, async (c) => 
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
   const choice = parseModel(body.model, config);
   const question = questionFrom(body.messages);
-  const { runId, stub } = await createRun(c.env, { question, variant: choice.variant, ...(choice.mode ? { mode: choice.mode } : {}), ...(body.options ? { options: body.options } : {}) }, runScope(c));
+  const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], 'POST /v1/chat/completions', body);
+  const runBody = { question, variant: choice.variant, ...(choice.mode ? { mode: choice.mode } : {}), ...(body.options ? { options: body.options } : {}) };
+  const { runId, stub, replayed } = await createRun(c.env, runBody, runScope(c), claim);
+  const headers = { 'x-run-id': runId, ...(replayed ? { [REPLAYED_HEADER]: 'true' } : {}) };
   if (body.stream) {
     const first = await runEvents(stub, 0);
-    return new Response(chunkStream(() => runStub(c.env, runId), first, runId, body.model), { headers: { ...SSE_HEADERS, 'x-run-id': runId } });
+    return new Response(chunkStream(() => runStub(c.env, runId), first, runId, body.model), { headers: { ...SSE_HEADERS, ...headers } });
   }
   const view = await waitForRun(stub);
   if (!view) throw new HttpError(500, 'internal_error', `run ${runId} was lost`);
-  c.header('x-run-id', runId);
+  for (const [k, v] of Object.entries(headers)) c.header(k, v);
   if (view.answer === null) {
     const err = view.error as { code?: string; message?: string } | null;
     throw new HttpError(502, 'run_failed', `the run ${runId} ended with status "${view.status}" and no answer${err?.message ? `: ${err.message}` : ''}`, { 'x-run-id': runId });

@@ -30,6 +30,7 @@ const ERROR_TEXT = {
   409: "conflict with the resource's state (e.g. cancelling a run that already ended)",
   413: 'request body over its size limit',
   415: 'wrong Content-Type',
+  422: 'the Idempotency-Key was already used for a different request',
   429: 'rate limit reached; see the Retry-After header',
   500: 'the server failed (the message says what to fix when it is configuration)',
   502: 'the run ended without an answer',

@@ -11,6 +11,7 @@ import { SSE_HEADERS } from '../engine/sse';
 import { isTerminal } from '../engine/types';
 import { runScope } from './auth';
 import { HttpError } from './errors';
+import { idempotencyHeaders, idempotentRunId, REPLAYED_HEADER } from './idempotency';
 import { named } from './openapi';
 import { forkCreatedSchema, runPageSchema, runSchema } from './response-schemas';
 import { apiRoutes, errors, json, jsonBody } from './route-kit';
@@ -98,14 +99,17 @@ const forkRoute = createRoute({
     "optionally on another model (`model`) or with other options (`options`, merged over the parent's). The parent is not changed except that it lists the fork. " +
     "Valid steps are the run's `checkpoints` (0 = before the first step; the step that ended the run is not one).",
   middleware: [cappedJsonBody()],
-  request: { params: runIdParams, body: jsonBody(named('ForkRequest', forkRequestSchema)) },
+  request: { params: runIdParams, headers: idempotencyHeaders, body: jsonBody(named('ForkRequest', forkRequestSchema)) },
   responses: {
     201: {
       description: 'the new run, started; follow it with GET /v1/runs/{runId} or its events',
-      headers: z.object({ location: z.string().meta({ description: '/v1/runs/{runId} of the new run' }) }),
+      headers: z.object({
+        location: z.string().meta({ description: '/v1/runs/{runId} of the new run' }),
+        [REPLAYED_HEADER]: z.literal('true').optional().meta({ description: 'present when an Idempotency-Key returned the fork of an earlier request' }),
+      }),
       content: json(forkCreatedSchema),
     },
-    ...errors(400, 404, 413, 415, 503),
+    ...errors(400, 404, 413, 415, 422, 503),
   },
 });
 
@@ -181,11 +185,14 @@ export const runRoutes = apiRoutes()
     const merged = { ...(found.source.request.options ?? {}), ...(body.options ?? {}), ...(body.model ? { model: body.model } : {}) };
     const options = checkOptions(found.source.request.mode, merged) ?? {};
     const request: RunRequest = { ...found.source.request, ...(Object.keys(options).length ? { options } : {}) };
-    const runId = newRunId();
+    const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], `POST /v1/runs/${id}/fork`, body);
+    const { runId, replayed } = await claim(newRunId());
     const link = { runId: id, fromStep: body.fromStep };
+    // Both calls are no-ops when a replayed fork already made them.
     await runStub(c.env, runId).startFork(runId, request, link, found.source, runScope(c));
     await parent.addFork({ runId, fromStep: body.fromStep });
     c.header('location', `/v1/runs/${runId}`);
+    if (replayed) c.header(REPLAYED_HEADER, 'true');
     return c.json({ runId, parent: link }, 201);
   })
   .openapi(eventsRoute, async (c) => {
