@@ -1,0 +1,44 @@
+import type { Config } from '../../src/config';
+import { LimitError, type AnswerData, type EventInput, type RunStatus } from '../../src/engine/types';
+import { strategyFor } from '../../src/strategies';
+import type { RunMeta } from '../run-store';
+
+/**
+ * A run succeeds only with an answer: a strategy that ends with an error event, or with no answer or an empty
+ * one, ends `failed` (with an error that says so), never `succeeded` with answer "". "I don't know" is an answer.
+ */
+export const honestEnding = (events: EventInput[]): { status: RunStatus; events: EventInput[] } => {
+  const answer = [...events].reverse().find((e) => e.type === 'answer');
+  const answered = answer?.type === 'answer' && answer.data.answer.trim() !== '';
+  const failed = events.some((e) => e.type === 'error');
+  if (answered && !failed) return { status: 'succeeded', events };
+  // An empty answer is no answer: drop it rather than show "" as the run's result.
+  const kept = events.filter((e) => !(e.type === 'answer' && !e.data.answer.trim()));
+  if (failed) return { status: 'failed', events: kept };
+  return { status: 'failed', events: [...kept, { type: 'error', data: { code: 'no_answer', message: 'the run ended without an answer' } }] };
+};
+
+/** The strategy's best answer so far, for a run that ends early; never lets a broken partial hide the end. */
+export const partialOf = (meta: RunMeta, config: Config): AnswerData | null => {
+  if (meta.state === undefined) return null;
+  try {
+    return strategyFor(meta.request.mode, config)?.partial?.(meta.state) ?? null;
+  } catch {
+    return null;
+  }
+};
+
+export const wallTimeError = (limitMs: number, overran = false) =>
+  new LimitError('wallTime', overran ? `a step ran past the run's wall-time limit of ${limitMs} ms` : `the run reached its wall-time limit of ${limitMs} ms`);
+
+/**
+ * A step may not outlive its signal: a hung model call, a tool that ignores the signal, or a cancel would
+ * otherwise hold the run. The abandoned work's result is dropped.
+ */
+export const untilAborted = <T>(work: Promise<T>, signal: AbortSignal): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });

@@ -1,0 +1,93 @@
+import type { Config } from '../../src/config';
+import { loadArchive } from '../../src/engine/archives';
+import { redact } from '../../src/engine/redact';
+import { createServices } from '../../src/engine/services';
+import type { RunRequest, Usage } from '../../src/engine/types';
+import {
+  encodeArchive,
+  parseArchive,
+  recordingEvidence,
+  recordingKg,
+  replayingEvidence,
+  replayingKg,
+  sha256Hex,
+  type EvidenceRecord,
+  type KgGateway,
+  type RecordedResponse,
+  type ReplaySource,
+} from '../../src/evidence/recording';
+import type { Evidence } from '../../src/evidence/types';
+import type { RunMeta, RunStore } from '../run-store';
+
+/** The archive a run replays: `options.evidence.replay`, else the deploy-wide EVIDENCE_REPLAY. */
+export const replayArchiveOf = (request: RunRequest, config: Config): string | undefined => {
+  const fromOptions = (request.options?.evidence as { replay?: unknown } | undefined)?.replay;
+  return typeof fromOptions === 'string' ? fromOptions : config.EVIDENCE_REPLAY || undefined;
+};
+
+const sourceOf = (records: Map<string, EvidenceRecord>): ReplaySource => ({
+  get: (key: string): RecordedResponse | undefined => records.get(key)?.response,
+});
+
+/**
+ * Everything the run received from outside (evidence and CRAG KG calls): recorded into the run's store, served from an
+ * uploaded archive when the run replays one, and exported again as an archive (docs/ARCHIVE.md).
+ */
+export class RunEvidence {
+  /** The replayed archive, parsed once per instance. */
+  private replaySource: { archiveId: string; records: Map<string, EvidenceRecord> } | undefined;
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly env: Env,
+  ) {}
+
+  /** GET /v1/runs/{id}/evidence: every request → response the run received, as a JSONL archive. */
+  archive(meta: RunMeta): string {
+    return encodeArchive(this.store.records(), { runs: [meta.runId] });
+  }
+
+  /** The run's services with its evidence recorded, and served from the archive when the run replays one. */
+  services(config: Config, request: RunRequest, usage: Usage, replay: ReplaySource | undefined) {
+    // Test builds only: a run may ask for live evidence, so a workerd test can record against a stubbed Wikimedia.
+    const evidenceConfig: Config = config.TEST_MODE && request.options?.testEvidence === 'live' ? { ...config, EVIDENCE: 'live' } : config;
+    const base = createServices(evidenceConfig, this.env as never);
+    const onMiss = () => {
+      usage.replayMisses = (usage.replayMisses ?? 0) + 1;
+    };
+    let evidence: Evidence | undefined;
+    return {
+      ...base,
+      evidence: () => (evidence ??= recordingEvidence(replay ? replayingEvidence(replay, onMiss) : base.evidence(), (r) => this.keep(r, config))),
+    };
+  }
+
+  /** CRAG KG API calls: answered from the archive in a replay, recorded with the run otherwise. */
+  kg(config: Config, usage: Usage, replay: ReplaySource | undefined): KgGateway {
+    const record = recordingKg((r) => this.keep(r, config));
+    if (!replay) return record;
+    const fromArchive = replayingKg(replay, () => (usage.replayMisses = (usage.replayMisses ?? 0) + 1));
+    return (call, send) => record(call, () => fromArchive(call, send));
+  }
+
+  /** The uploaded archive a replaying run reads from; null when no archive has that id. */
+  async loadReplay(archiveId: string): Promise<ReplaySource | null> {
+    if (this.replaySource?.archiveId === archiveId) return sourceOf(this.replaySource.records);
+    const text = await loadArchive(this.env as unknown as { DB: D1Database; ARCHIVES?: R2Bucket }, archiveId);
+    if (text === null) return null;
+    const { records } = parseArchive(text);
+    this.replaySource = { archiveId, records };
+    return sourceOf(records);
+  }
+
+  /** Stores one record, scrubbed of secrets; its body is addressed by its SHA-256. */
+  private async keep(record: EvidenceRecord, config: Config): Promise<void> {
+    const scrub = (s: string) => redact(s, config.secrets);
+    const request = scrub(JSON.stringify(record.request));
+    const response = record.response;
+    if ('body' in response) {
+      const body = scrub(JSON.stringify(response.body));
+      this.store.record(scrub(record.key), request, { hash: await sha256Hex(body), body });
+    } else this.store.record(scrub(record.key), request, { error: scrub(JSON.stringify(response.error)) });
+  }
+}

@@ -1,0 +1,96 @@
+import type { Config } from '../../src/config';
+import { applyAnswerFormat } from '../../src/engine/answer-format';
+import { redact } from '../../src/engine/redact';
+import { indexRunStatus } from '../../src/engine/run-index';
+import { runView, type RunView } from '../../src/engine/run-view';
+import type { AnswerData, EventInput, LimitError, RunEvent, RunStatus } from '../../src/engine/types';
+import type { RunMeta, RunStore } from '../run-store';
+import type { SseFanout } from './sse-fanout';
+
+/**
+ * Writes the run's history: every event goes to storage (formatted and scrubbed of secrets) and then to the live
+ * streams; the end of a run also updates the run index and answers those waiting for the result.
+ */
+export class RunLedger {
+  private readonly waiters: Array<(view: RunView | null) => void> = [];
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly fanout: SseFanout,
+    private readonly storage: DurableObjectStorage,
+    private readonly db: () => D1Database,
+  ) {}
+
+  append(meta: RunMeta, events: EventInput[], config: Config, checkpoint = false): RunEvent[] {
+    const formatted = events.map((e) => (e.type === 'answer' ? { ...e, data: applyAnswerFormat(e.data, meta.request) } : e));
+    const stored = this.store.commit(meta, formatted, Date.now(), (s) => redact(s, config.secrets), checkpoint);
+    this.fanout.broadcast(stored);
+    return stored;
+  }
+
+  /** Stores the last events and `done`, closes the streams, updates the run index, then answers those who wait. */
+  async finish(meta: RunMeta, status: RunStatus, events: EventInput[], config: Config): Promise<RunMeta> {
+    const finishedAt = Date.now();
+    const ended: RunMeta = { ...meta, status, finishedAt };
+    const done: EventInput = {
+      type: 'done',
+      data: { status, usage: ended.usage, timings: { totalMs: finishedAt - meta.startedAt, steps: ended.steps } },
+    };
+    const stored = this.append(ended, [...events, done], config);
+    // The watchdog armed for this step has nothing left to guard.
+    this.storage.deleteAlarm().catch(() => {});
+    this.fanout.closeAll();
+    const answer = [...stored].reverse().find((e) => e.type === 'answer');
+    await this.index(() =>
+      indexRunStatus(this.db(), meta.runId, {
+        status,
+        answer: answer?.type === 'answer' ? answer.data.answer : null,
+        durationMs: finishedAt - meta.startedAt,
+      }),
+    );
+    // Rendering reads every event back; only do it when someone is waiting for the result.
+    const waiters = this.waiters.splice(0);
+    if (waiters.length) {
+      const view = this.render(ended);
+      for (const resolve of waiters) resolve(view);
+    }
+    return ended;
+  }
+
+  /** Ends the run `limited`, with the limit that was hit and the partial answer when there is one. */
+  async limited(meta: RunMeta, partial: AnswerData | null | undefined, err: LimitError, config: Config): Promise<void> {
+    const events: EventInput[] = [{ type: 'error', data: { code: `limit_${err.limit}`, message: err.message } }];
+    if (partial) events.push({ type: 'answer', data: partial });
+    await this.finish(meta, 'limited', events, config);
+  }
+
+  /** Resolves with the run once finish() has run. */
+  untilFinished(): Promise<RunView | null> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** The run index is a convenience for listing: a failed write is logged, never a reason to fail the run. */
+  async index(write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      console.error('run index write failed', err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  render(meta: RunMeta): RunView {
+    const end = meta.finishedAt ?? Date.now();
+    return runView({
+      runId: meta.runId,
+      request: meta.request,
+      status: meta.status,
+      usage: meta.usage,
+      timings: { totalMs: end - meta.startedAt, steps: meta.steps },
+      events: this.store.eventsAfter(0),
+      replay: meta.replay ? { archiveId: meta.replay.archiveId, misses: meta.usage.replayMisses ?? 0 } : null,
+      parent: meta.parent ?? null,
+      forks: meta.forks ?? [],
+      checkpoints: this.store.checkpoints(),
+    });
+  }
+}

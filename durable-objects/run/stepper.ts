@@ -1,0 +1,167 @@
+import type { Config } from '../../src/config';
+import { createRunContext } from '../../src/engine/context';
+import { limitsFor } from '../../src/engine/limits';
+import { indexRunStatus } from '../../src/engine/run-index';
+import { createToolRegistry } from '../../src/engine/services';
+import { isTerminal, LimitError, type RunRequest } from '../../src/engine/types';
+import type { ReplaySource } from '../../src/evidence/recording';
+import { createLLM } from '../../src/llm';
+import { LLMError } from '../../src/llm/types';
+import { strategyFor, strategyTools } from '../../src/strategies';
+import type { RunMeta, RunStore } from '../run-store';
+import { honestEnding, partialOf, untilAborted, wallTimeError } from './ending';
+import type { RunEvidence } from './evidence';
+import type { RunLedger } from './ledger';
+
+/** If the object dies mid-step, this alarm (armed before each step) resumes the run. */
+const WATCHDOG_MS = 60_000;
+
+/** `options.model` (a fork's `model`) runs the run on another model than the deploy's LLM_MODEL. */
+const withModel = (config: Config, request: RunRequest): Config => {
+  const model = request.options?.model;
+  return typeof model === 'string' && model.trim() ? { ...config, LLM_MODEL: model.trim() } : config;
+};
+
+export interface StepperParts {
+  storage: DurableObjectStorage;
+  env: Env;
+  store: RunStore;
+  ledger: RunLedger;
+  evidence: RunEvidence;
+  config: () => Config;
+}
+
+/**
+ * Drives the run: one strategy step per alarm, with the run's limits around it. Each step's outcome and the state
+ * after it are stored together, so a new instance resumes from the last stored step and never repeats one.
+ */
+export class Stepper {
+  /** True while this instance runs a step: a second alarm delivery must not run the same step twice. */
+  private stepping = false;
+  /** Aborts the step in flight: its wall-time deadline, a cancel, or the watchdog. */
+  private inflight: AbortController | undefined;
+
+  constructor(private readonly parts: StepperParts) {}
+
+  async alarm(): Promise<void> {
+    if (this.stepping) return this.watchdog();
+    this.stepping = true;
+    try {
+      await this.advance();
+    } finally {
+      this.stepping = false;
+    }
+  }
+
+  /** Abandons the step in flight (its model or tool call); whatever it returns later is dropped. */
+  abort(reason: unknown) {
+    this.inflight?.abort(reason);
+  }
+
+  /**
+   * A step is still running in this instance. Past the run's wall time it is abandoned: the run ends `limited` now,
+   * and whatever the step returns later is dropped. Otherwise keep a watchdog armed in case the instance dies.
+   */
+  private async watchdog(): Promise<void> {
+    const { store, storage, ledger } = this.parts;
+    const meta = store.meta();
+    if (!meta || isTerminal(meta.status)) return;
+    const config = this.parts.config();
+    const limits = limitsFor(config, meta.request);
+    const remaining = limits.maxWallMs - (Date.now() - meta.startedAt);
+    if (remaining > 0) return storage.setAlarm(Date.now() + Math.min(WATCHDOG_MS, remaining + 1));
+    const err = wallTimeError(limits.maxWallMs);
+    this.inflight?.abort(err);
+    await ledger.limited(meta, partialOf(meta, config), err, config);
+  }
+
+  private async advance(): Promise<void> {
+    const { store, storage, ledger, evidence, env } = this.parts;
+    const meta = store.meta();
+    if (!meta || isTerminal(meta.status)) return;
+    const config = withModel(this.parts.config(), meta.request);
+    const limits = limitsFor(config, meta.request);
+    const strategy = strategyFor(meta.request.mode, config);
+    if (!strategy) {
+      return void (await ledger.finish(meta, 'failed', [{ type: 'error', data: { code: 'unknown_mode', message: `mode "${meta.request.mode}" is not available` } }], config));
+    }
+    const llm = createLLM(config, { AI: (env as { AI?: Ai }).AI });
+    if (!llm.ok) return void (await ledger.finish(meta, 'failed', [{ type: 'error', data: { code: 'llm_unavailable', message: llm.reason } }], config));
+
+    const now = Date.now();
+    if (meta.steps >= limits.maxSteps) return ledger.limited(meta, strategy.partial?.(meta.state), new LimitError('steps', `the run reached its limit of ${limits.maxSteps} steps`), config);
+    const remaining = limits.maxWallMs - (now - meta.startedAt);
+    if (remaining <= 0) return ledger.limited(meta, strategy.partial?.(meta.state), wallTimeError(limits.maxWallMs), config);
+
+    // One controller per step: the deadline, a cancel or the watchdog abort the step's model and tool calls.
+    const controller = new AbortController();
+    const deadline = setTimeout(() => controller.abort(wallTimeError(limits.maxWallMs)), remaining);
+    this.inflight = controller;
+    const usage = structuredClone(meta.usage);
+    let replay: ReplaySource | undefined;
+    if (meta.replay) {
+      const loaded = await evidence.loadReplay(meta.replay.archiveId);
+      if (!loaded) {
+        clearTimeout(deadline);
+        this.inflight = undefined;
+        const message = `evidence archive "${meta.replay.archiveId}" was not found; upload one with POST /v1/archives`;
+        return void (await ledger.finish(meta, 'failed', [{ type: 'error', data: { code: 'archive_not_found', message } }], config));
+      }
+      replay = loaded;
+    }
+    const ctx = createRunContext({
+      runId: meta.runId,
+      request: meta.request,
+      config,
+      llm: llm.llm,
+      services: evidence.services(config, meta.request, usage, replay),
+      kg: evidence.kg(config, usage, replay),
+      tools: createToolRegistry(strategyTools(config)),
+      usage,
+      llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
+      signal: controller.signal,
+    });
+
+    let state = meta.state;
+    await storage.setAlarm(Date.now() + Math.min(WATCHDOG_MS, remaining + 1));
+    try {
+      if (meta.status === 'queued') {
+        state = await untilAborted(Promise.resolve(strategy.start(ctx)), controller.signal);
+        meta.status = 'running';
+        await ledger.index(() => indexRunStatus(env.DB, meta.runId, { status: 'running' }));
+      }
+      const outcome = await untilAborted(strategy.step(state, ctx), controller.signal);
+      // A cancel or the watchdog may have ended the run while this step ran; its result is not wanted then.
+      if (this.endedMeanwhile()) return;
+      const next: RunMeta = { ...meta, state: outcome.state, usage, steps: meta.steps + 1 };
+      if (outcome.done) {
+        const ending = honestEnding(outcome.events);
+        return void (await ledger.finish(next, ending.status, ending.events, config));
+      }
+      ledger.append(next, outcome.events, config, true);
+      // A step that ran past the wall time (synchronous work holds the timer back) is kept, and ends the run.
+      if (Date.now() - meta.startedAt > limits.maxWallMs) {
+        return ledger.limited(next, strategy.partial?.(outcome.state), wallTimeError(limits.maxWallMs, true), config);
+      }
+      await storage.setAlarm(Date.now());
+    } catch (err) {
+      if (this.endedMeanwhile()) return;
+      const reason = controller.signal.aborted ? controller.signal.reason : err;
+      const next: RunMeta = { ...meta, state, usage };
+      // A start() that threw leaves no state: partialOf answers null then instead of handing undefined to the strategy.
+      if (reason instanceof LimitError) return ledger.limited(next, partialOf(next, config), reason, config);
+      const code = reason instanceof LLMError ? 'llm_error' : 'step_failed';
+      const message = reason instanceof Error ? reason.message : String(reason);
+      const partial = partialOf(next, config);
+      return void (await ledger.finish(next, 'failed', [{ type: 'error', data: { code, message } }, ...(partial ? [{ type: 'answer' as const, data: partial }] : [])], config));
+    } finally {
+      clearTimeout(deadline);
+      if (this.inflight === controller) this.inflight = undefined;
+    }
+  }
+
+  private endedMeanwhile(): boolean {
+    const current = this.parts.store.meta();
+    return !current || isTerminal(current.status);
+  }
+}
