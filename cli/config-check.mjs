@@ -69,6 +69,6 @@ export const checkOrExit = async (args, { local, what }) => {
   if (!problems.length) return;
   console.error(`${what}: the configuration${env ? ` of environment "${env}"` : ''} is invalid:`);
   for (const p of problems) console.error(`  - ${p}`);
-  console.error('Fix the vars in wrangler.toml, .dev.vars or the --var flags (see the README, "Configuration").');
+  console.error('Fix the vars in wrangler.toml, .dev.vars or the --var flags (see docs/CONFIGURATION.md).');
   process.exit(1);
 };

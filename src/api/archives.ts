@@ -6,7 +6,7 @@ import { HttpError } from './errors';
 import { archiveCreatedSchema } from './response-schemas';
 import { apiRoutes, errors, json } from './route-kit';
 
-/** An archive of a 200-question evaluation is a few MB (README, "Reproducible runs"); 64 MB leaves room for far more. */
+/** An archive of a 200-question evaluation is a few MB (docs/EVIDENCE.md, "Reproducible runs"); 64 MB leaves room for far more. */
 export const MAX_ARCHIVE_BYTES = 64 * 1024 * 1024;
 export const MAX_ARCHIVE_RECORDS = 500_000;
 

@@ -1,4 +1,4 @@
-/** Types for openai-stub.mjs: a scriptable OpenAI-compatible server on 127.0.0.1 (see the README, "The model stub"). */
+/** Types for openai-stub.mjs: a scriptable OpenAI-compatible server on 127.0.0.1 (see docs/DEVELOPING.md, "The model stub"). */
 export interface StubRequest {
   purpose: string;
   headers: Record<string, string | string[] | undefined>;
