@@ -62,6 +62,8 @@ export const createRun = async (
     throw new HttpError(400, 'unknown_mode', `mode must be one of: ${availableModes(config).join(', ')}`);
   }
   const options = checkOptions(mode, body.options);
+  const contextProblem = strategyFor(mode, config)?.checkContext?.(body.context as Record<string, unknown> | undefined);
+  if (contextProblem) throw new HttpError(400, 'invalid_context', contextProblem);
   const llm = createLLM(config, { AI: (env as { AI?: Ai }).AI });
   if (!llm.ok) throw new HttpError(503, 'llm_unavailable', llm.reason);
   // Claimed after validation, so a rejected request never holds an Idempotency-Key.

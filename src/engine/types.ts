@@ -133,6 +133,11 @@ export interface Strategy<S = unknown> {
   readonly description: string;
   /** Tools this strategy adds beside the shared ones; the registry offers them while the strategy is registered. */
   readonly tools?: readonly Tool[];
+  /**
+   * Why the caller's `context` cannot be used by this mode (answered as a 400 before any run exists), or undefined
+   * when it can. Modes that read no context leave it out.
+   */
+  checkContext?(context: Record<string, unknown> | undefined): string | undefined;
   start(ctx: RunContext): Promise<S> | S;
   step(state: S, ctx: RunContext): Promise<StepOutcome<S>>;
   /** The best answer from what was gathered, used when a run limit ends the run early. */

@@ -298,6 +298,10 @@ const finishAttempt = (
 export const programStrategy: Strategy<ProgramState> = {
   mode: 'program',
   description: 'Writes a JavaScript program over the given table (extract_info/check helpers), runs it in a sandbox, refines it on failure.',
+  checkContext(context) {
+    const parsed = parseProgramContext(context);
+    return parsed.ok ? undefined : parsed.message;
+  },
   start(ctx) {
     const parsed = parseProgramContext(ctx.request.context);
     const base = { question: ctx.request.question, rounds: 0, attempts: [] };

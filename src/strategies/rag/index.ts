@@ -5,7 +5,7 @@ import { calculatorStep } from './calculator';
 import { kgChooseStep, kgFetchStep } from './kg-step';
 import { parametricStep } from './parametric';
 import { reasoningStep, summarizeStep } from './reasoning';
-import { retrieveStep } from './retrieve';
+import { ragContextProblem, retrieveStep } from './retrieve';
 import { ragOptions, type Phase, type RagState } from './state';
 
 export type { RagState } from './state';
@@ -36,6 +36,7 @@ const STEPS: Record<Phase, StepFn> = {
 export const ragStrategy: Strategy<RagState> = {
   mode: 'rag',
   description: 'CRAG-style hybrid RAG over web pages: attribute predictor, retrieval, calculator, knowledge extractor, KG API, reasoning.',
+  checkContext: ragContextProblem,
   start: () => ({ phase: 'attribute', refs: [], sources: [], calculations: [], kgCalls: [], kgResults: [] }),
   step: (state, ctx) => STEPS[state.phase](state, ctx),
   partial(state): AnswerData | null {

@@ -13,6 +13,21 @@ export const readContext = (context: Record<string, unknown> | undefined) => {
   return parsed.success ? { pages: parsed.data.pages ?? [], queryTime: parsed.data.queryTime } : { pages: [], queryTime: undefined };
 };
 
+/**
+ * Why a caller's context is no use to rag mode, or undefined. No context, or an empty page list (a CRAG question whose
+ * search found nothing), reads the top Wikipedia pages instead; program mode's table and passages without any page
+ * are a mistake that would silently do the same.
+ */
+export const ragContextProblem = (context: Record<string, unknown> | undefined): string | undefined => {
+  if (context === undefined) return undefined;
+  const parsed = contextSchema.safeParse(context);
+  if (!parsed.success) return `invalid rag context: ${parsed.error.issues.map((i) => `context.${i.path.join('.')}: ${i.message}`).slice(0, 5).join('; ')}`;
+  const programKeys = ['table', 'passages', 'images'].filter((k) => k in context);
+  if (parsed.data.pages !== undefined || !programKeys.length) return undefined;
+  const stray = `${programKeys.map((k) => `context.${k}`).join(', ')} ${programKeys.length > 1 ? 'are' : 'is'} for program mode`;
+  return `rag mode reads web pages from context.pages: [{url, html, lastModified?}], and none was given (${stray}); send pages, or no context to read Wikipedia`;
+};
+
 const MAX_CHUNK_REF = 1200;
 /** A table cut below this would show a header and hardly a row; it is left out instead. */
 const MIN_TABLE_REF = 200;
