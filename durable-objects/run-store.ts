@@ -1,6 +1,7 @@
 import type { EvidenceRecord, RecordedRequest, RecordedResponse } from '../src/evidence/recording';
 import type { EventInput, RunEvent, RunRequest, RunStatus, Usage } from '../src/engine/types';
 import { emptyUsage } from '../src/engine/usage';
+import { fitEvent, storable } from './stored-value';
 
 const SCHEMA_VERSION = '3';
 /** Recorded evidence bodies are stored in pieces too: one page read or SPARQL result can exceed a value's 2 MB. */
@@ -115,7 +116,8 @@ export class RunStore {
       const stored: RunEvent[] = [];
       for (const e of events) {
         id += 1;
-        const data = scrub(JSON.stringify(e.data));
+        // Cut down to fit one stored value, with a note, rather than fail the run on SQLITE_TOOBIG.
+        const data = fitEvent(e.data, (v) => scrub(JSON.stringify(v)));
         this.storage.sql.exec('INSERT INTO events (id, type, data, at) VALUES (?, ?, ?, ?)', id, e.type, data, now);
         stored.push({ id, type: e.type, data: JSON.parse(data), at: now } as RunEvent);
       }
@@ -125,7 +127,7 @@ export class RunStore {
           'INSERT OR REPLACE INTO checkpoints (step, last_event, state, usage) VALUES (?, ?, ?, ?)',
           meta.steps,
           id,
-          meta.state === undefined ? null : scrub(JSON.stringify(meta.state)),
+          meta.state === undefined ? null : storable(scrub(JSON.stringify(meta.state)), 'state'),
           JSON.stringify(meta.usage),
         );
       }
@@ -228,6 +230,6 @@ export class RunStore {
   private writeMeta(meta: RunMeta, scrub: (s: string) => string = (s) => s) {
     const { context: _stored, ...request } = meta.request;
     const row = { ...meta, request };
-    this.storage.sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES ('meta', ?)", scrub(JSON.stringify(row)));
+    this.storage.sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES ('meta', ?)", storable(scrub(JSON.stringify(row)), 'state'));
   }
 }

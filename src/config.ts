@@ -32,7 +32,13 @@ export const configSchema = z
     LLM_BASE_URL: url('LLM_BASE_URL').optional(),
     LLM_API_KEY: optionalString,
     LLM_MODEL: optionalString,
+    /** One model reply, headers and whole body, streamed or not; a reply still arriving then fails with llm_timeout. */
     LLM_TIMEOUT_MS: positiveInt(60_000),
+    /**
+     * Bytes of one model reply body (streamed replies count their event framing too); past it the call fails with
+     * llm_response_too_large. 1 MiB holds ~4,000 streamed tokens, several times the longest reply any step asks for.
+     */
+    LLM_MAX_RESPONSE_BYTES: positiveInt(1_048_576),
     LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(4),
     EMBEDDING_PROVIDER: z
       .enum(['local', 'workers-ai', 'openai'], { message: 'EMBEDDING_PROVIDER must be "local", "workers-ai" or "openai"' })

@@ -7,6 +7,7 @@ import { isTerminal, LimitError, type RunRequest } from '../../src/engine/types'
 import type { ReplaySource } from '../../src/evidence/recording';
 import { createLLM } from '../../src/llm';
 import { LLMError } from '../../src/llm/types';
+import { StoredValueTooLarge } from '../stored-value';
 import { strategyFor, strategyTools } from '../../src/strategies';
 import type { RunMeta, RunStore } from '../run-store';
 import { honestEnding, partialOf, untilAborted, wallTimeError } from './ending';
@@ -150,7 +151,7 @@ export class Stepper {
       const next: RunMeta = { ...meta, state, usage };
       // A start() that threw leaves no state: partialOf answers null then instead of handing undefined to the strategy.
       if (reason instanceof LimitError) return ledger.limited(next, partialOf(next, config), reason, config);
-      const code = reason instanceof LLMError ? 'llm_error' : 'step_failed';
+      const code = reason instanceof LLMError || reason instanceof StoredValueTooLarge ? reason.code : 'step_failed';
       const message = reason instanceof Error ? reason.message : String(reason);
       const partial = partialOf(next, config);
       return void (await ledger.finish(next, 'failed', [{ type: 'error', data: { code, message } }, ...(partial ? [{ type: 'answer' as const, data: partial }] : [])], config));

@@ -36,6 +36,7 @@ const build = (config: Config, bindings: { AI?: Ai }): LLMAvailability => {
           apiKey: config.LLM_API_KEY,
           model: config.LLM_MODEL,
           timeoutMs: config.LLM_TIMEOUT_MS,
+          maxResponseBytes: config.LLM_MAX_RESPONSE_BYTES,
           maxRetries: config.LLM_MAX_RETRIES,
         }),
       };
@@ -43,7 +44,10 @@ const build = (config: Config, bindings: { AI?: Ai }): LLMAvailability => {
       if (!bindings.AI) {
         return { ok: false, reason: 'LLM_PROVIDER=workers-ai needs the AI binding ([ai] binding = "AI" in wrangler.toml; only in deploys). ' + HOW_TO_CONFIGURE_LLM };
       }
-      return { ok: true, llm: workersAIProvider(bindings.AI, config.LLM_MODEL ?? DEFAULT_WORKERS_AI_MODEL) };
+      return { ok: true, llm: workersAIProvider(bindings.AI, {
+          model: config.LLM_MODEL ?? DEFAULT_WORKERS_AI_MODEL,
+          budget: { maxBytes: config.LLM_MAX_RESPONSE_BYTES, timeoutMs: config.LLM_TIMEOUT_MS },
+        }) };
     case 'scripted': {
       const llm = installedScript();
       return llm ? { ok: true, llm } : { ok: false, reason: 'LLM_PROVIDER=scripted is for tests: no script is installed' };

@@ -1,5 +1,7 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
+import { cappedStream } from '../net/read-capped';
 import { backoffMs, isRetryableStatus, retrying } from '../net/retry';
+import { retryBudget, startAttempt } from './call-budget';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM } from './types';
 import { LLMError } from './types';
@@ -8,7 +10,10 @@ export interface OpenAIProviderOptions {
   baseURL: string;
   apiKey?: string;
   model?: string;
+  /** The whole reply, headers and body, must arrive within this (LLM_TIMEOUT_MS). */
   timeoutMs: number;
+  /** Bytes of one reply body, streamed or not (LLM_MAX_RESPONSE_BYTES). */
+  maxResponseBytes: number;
   maxRetries: number;
   /** For tests: the fetch the SDK uses. */
   fetch?: typeof fetch;
@@ -19,6 +24,18 @@ export interface OpenAIProviderOptions {
 const MAX_SERVER_STOPS = 4;
 
 /**
+ * The SDK's fetch with every reply body under the byte cap and read under the signal the SDK passes, which the
+ * attempt's deadline aborts: the SDK's own `timeout` ends when the headers arrive.
+ */
+const boundedFetch = (inner: typeof fetch, maxBytes: number): typeof fetch =>
+  (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const res = await inner(input, init);
+    if (!res.body) return res;
+    const body = cappedStream(res.body, maxBytes, init?.signal ?? undefined);
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  }) as typeof fetch;
+
+/**
  * Any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp) through the official SDK.
  * Retries are ours, not the SDK's, so that the policy (which statuses, how long, Retry-After) is explicit and tested.
  */
@@ -27,13 +44,27 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     baseURL: opts.baseURL,
     apiKey: opts.apiKey || 'not-needed',
     maxRetries: 0,
-    timeout: opts.timeoutMs,
-    fetch: opts.fetch,
+    // Ours (startAttempt) covers the body too and fires first; the SDK's is only a backstop.
+    timeout: opts.timeoutMs + 1_000,
+    fetch: boundedFetch(opts.fetch ?? ((input, init) => fetch(input, init)), opts.maxResponseBytes),
     defaultHeaders: { 'user-agent': 'humaniq-answers/0.1' },
   });
   const model = opts.model ?? 'default';
 
   const once = async (request: ChatRequest): Promise<ChatResult> => {
+    const attempt = startAttempt({ maxBytes: opts.maxResponseBytes, timeoutMs: opts.timeoutMs }, request.signal);
+    try {
+      const out = await read(request, attempt.signal);
+      attempt.cutShort();
+      return out;
+    } catch (err) {
+      throw attempt.explain(err);
+    } finally {
+      attempt.end();
+    }
+  };
+
+  const read = async (request: ChatRequest, signal: AbortSignal): Promise<ChatResult> => {
     const headers = { 'x-request-purpose': request.purpose };
     const stop = request.stop?.slice(0, MAX_SERVER_STOPS);
     const params = {
@@ -46,7 +77,7 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     if (request.onDelta) {
       const stream = await client.chat.completions.create(
         { ...params, stream: true, stream_options: { include_usage: true } },
-        { headers, signal: request.signal },
+        { headers, signal },
       );
       let text = '';
       let finish: string | null | undefined;
@@ -62,7 +93,7 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
       }
       return result(cutAtStop(text, request.stop), finish, usage, params.model);
     }
-    const completion = await client.chat.completions.create({ ...params, stream: false }, { headers, signal: request.signal });
+    const completion = await client.chat.completions.create({ ...params, stream: false }, { headers, signal });
     const choice = completion.choices?.[0];
     if (!choice || typeof choice.message?.content !== 'string') {
       throw new LLMError('the model server returned no message content', undefined, true);
@@ -76,10 +107,13 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     acceptsImages: opts.acceptsImages ?? false,
     async chat(request) {
       let retryAfter: string | null | undefined;
+      const worthRetrying = retryBudget();
       const attempt = async () => {
         try {
           return await once(request);
         } catch (err) {
+          retryAfter = undefined;
+          if (err instanceof LLMError && err.code !== 'llm_error') throw err;
           const status = err instanceof APIError ? err.status : undefined;
           const connection = err instanceof APIConnectionError;
           const malformed = err instanceof LLMError && err.retryable;
@@ -92,7 +126,7 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
         retries: opts.maxRetries,
         signal: request.signal,
         retryIn: (outcome, n) =>
-          !outcome.ok && (outcome.error as LLMError).retryable && !request.signal?.aborted ? backoffMs(n, retryAfter) : undefined,
+          !outcome.ok && worthRetrying(outcome.error) && !request.signal?.aborted ? backoffMs(n, retryAfter) : undefined,
       });
     },
   };

@@ -1,8 +1,11 @@
-import type { ChatRequest, ChatResult, LLM, Purpose } from './types';
+import type { ChatRequest, ChatResult, LLM, LLMErrorCode, Purpose } from './types';
 import { LLMError } from './types';
 
 /** A reply: fixed text, or computed from the request (e.g. to answer what a prompt asks). */
-export type ScriptedReply = string | ((request: ChatRequest) => string | Promise<string>) | { error: string; status?: number };
+export type ScriptedReply =
+  | string
+  | ((request: ChatRequest) => string | Promise<string>)
+  | { error: string; status?: number; code?: LLMErrorCode };
 
 /**
  * Replies per purpose, consumed in order. `default` serves any purpose without its own queue.
@@ -53,7 +56,7 @@ export const scriptedLLM = (script: Script, options: { acceptsImages?: boolean }
       if (reply === undefined) {
         throw new LLMError(`scripted model has no reply left for purpose "${request.purpose}"`);
       }
-      if (typeof reply === 'object') throw new LLMError(reply.error, reply.status, false);
+      if (typeof reply === 'object') throw new LLMError(reply.error, reply.status, false, reply.code);
       // Like a real provider, a call ends when its signal aborts (a slow scripted reply stands for a slow server).
       request.signal?.throwIfAborted();
       const raw = typeof reply === 'function' ? await untilAborted(Promise.resolve(reply(request)), request.signal) : reply;

@@ -49,9 +49,15 @@ export interface LLM {
   chat(request: ChatRequest): Promise<ChatResult>;
 }
 
+/**
+ * What the run reports when a model call fails: `llm_timeout` (the reply did not end within LLM_TIMEOUT_MS, headers
+ * and body together), `llm_response_too_large` (the reply passed LLM_MAX_RESPONSE_BYTES), `llm_error` (anything else).
+ */
+export type LLMErrorCode = 'llm_error' | 'llm_timeout' | 'llm_response_too_large';
+
 /** Raised by providers after retries are exhausted; `status` is the upstream HTTP status when there was one. */
 export class LLMError extends Error {
-  constructor(message: string, readonly status?: number, readonly retryable = false) {
+  constructor(message: string, readonly status?: number, readonly retryable = false, readonly code: LLMErrorCode = 'llm_error') {
     super(message);
     this.name = 'LLMError';
   }

@@ -1,6 +1,8 @@
+import { cappedStream } from '../net/read-capped';
 import { retrying } from '../net/retry';
+import { type CallBudget, checkTextSize, retryBudget, startAttempt } from './call-budget';
 import { cutAtStop } from './stop';
-import type { ChatRequest, ChatResult, LLM } from './types';
+import type { ChatRequest, ChatResult, LLM, TokenUsage } from './types';
 import { LLMError } from './types';
 
 export const DEFAULT_WORKERS_AI_MODEL = '@cf/meta/llama-3.3-70b-instruct-fp8-fast';
@@ -10,42 +12,113 @@ interface WorkersAIOutput {
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
+type Run = (model: string, inputs: unknown, options: { signal: AbortSignal }) => Promise<unknown>;
+
+export interface WorkersAIOptions {
+  model?: string;
+  budget: CallBudget;
+  maxRetries?: number;
+}
+
+/** Settles with `work` or rejects when `signal` aborts, whichever is first: a binding need not honour the signal. */
+const untilAborted = <T>(work: Promise<T>, signal: AbortSignal): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+
+/**
+ * The binding's stream (`stream: true`): server-sent events `data: {"response":"…"}`, usage on a late one, then
+ * `data: [DONE]`. Read under the byte cap and the attempt's signal, so neither an endless nor a stalled stream holds us.
+ */
+const readEvents = async (stream: ReadableStream<Uint8Array>, budget: CallBudget, signal: AbortSignal, onDelta: (t: string) => void) => {
+  const reader = cappedStream(stream, budget.maxBytes, signal).pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  let usage: WorkersAIOutput['usage'];
+  let pending = '';
+  const take = (line: string) => {
+    const data = /^data:\s?(.*)$/.exec(line.trim())?.[1];
+    if (!data || data === '[DONE]') return;
+    let event: WorkersAIOutput;
+    try {
+      event = JSON.parse(data) as WorkersAIOutput;
+    } catch {
+      throw new LLMError('Workers AI sent a stream event that is not JSON', undefined, true);
+    }
+    if (typeof event.response === 'string' && event.response) {
+      text += event.response;
+      onDelta(event.response);
+    }
+    if (event.usage) usage = event.usage;
+  };
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const lines = (pending + value).split('\n');
+    pending = lines.pop() ?? '';
+    lines.forEach(take);
+  }
+  take(pending);
+  return { response: text, usage };
+};
+
+const usageOf = (out: WorkersAIOutput, text: string): TokenUsage => ({
+  promptTokens: out.usage?.prompt_tokens ?? 0,
+  completionTokens: out.usage?.completion_tokens ?? Math.ceil(text.length / 4),
+});
+
 /**
  * Workers AI through the native `env.AI` binding. The binding has no stop sequences for every model,
  * so the text is cut at the first stop string here; Workers AI meters by neurons, so purpose goes to our usage only.
+ * A caller that wants deltas gets the binding's stream; either way one reply keeps to the call budget.
  */
-export const workersAIProvider = (ai: Ai, model = DEFAULT_WORKERS_AI_MODEL, maxRetries = 2): LLM => ({
-  provider: 'workers-ai',
-  model,
-  acceptsImages: false,
-  async chat(request: ChatRequest): Promise<ChatResult> {
-    const messages = request.messages.map((m) => ({
-      role: m.role,
-      content: typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''),
-    }));
-    const chosen = request.model ?? model;
-    const once = async (): Promise<ChatResult> => {
-      const out = (await (ai as unknown as { run: (m: string, i: unknown) => Promise<unknown> }).run(chosen, {
+export const workersAIProvider = (ai: Ai, opts: WorkersAIOptions): LLM => {
+  const model = opts.model ?? DEFAULT_WORKERS_AI_MODEL;
+  const run = (ai as unknown as { run: Run }).run.bind(ai);
+  return {
+    provider: 'workers-ai',
+    model,
+    acceptsImages: false,
+    async chat(request: ChatRequest): Promise<ChatResult> {
+      const messages = request.messages.map((m) => ({
+        role: m.role,
+        content: typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''),
+      }));
+      const chosen = request.model ?? model;
+      const inputs = {
         messages,
         max_tokens: request.maxTokens ?? 1024,
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      })) as WorkersAIOutput;
-      const text = cutAtStop(typeof out?.response === 'string' ? out.response : '', request.stop);
-      request.onDelta?.(text);
-      return {
-        text,
-        usage: {
-          promptTokens: out?.usage?.prompt_tokens ?? 0,
-          completionTokens: out?.usage?.completion_tokens ?? Math.ceil(text.length / 4),
-        },
-        finishReason: 'stop',
-        model: chosen,
       };
-    };
-    try {
-      return await retrying(once, { retries: maxRetries, retryIn: (outcome, n) => (outcome.ok ? undefined : 300 * 2 ** n) });
-    } catch (err) {
-      throw new LLMError(`Workers AI call failed: ${err instanceof Error ? err.message : String(err)}`, undefined, true);
-    }
-  },
-});
+      const read = async (signal: AbortSignal): Promise<WorkersAIOutput> => {
+        if (!request.onDelta) return ((await untilAborted(run(chosen, inputs, { signal }), signal)) ?? {}) as WorkersAIOutput;
+        const stream = await untilAborted(run(chosen, { ...inputs, stream: true }, { signal }), signal);
+        if (!(stream instanceof ReadableStream)) throw new LLMError('Workers AI did not stream although asked to', undefined, true);
+        return readEvents(stream, opts.budget, signal, request.onDelta);
+      };
+      const once = async (): Promise<ChatResult> => {
+        const attempt = startAttempt(opts.budget, request.signal);
+        try {
+          const out = await read(attempt.signal);
+          attempt.cutShort();
+          const raw = checkTextSize(typeof out?.response === 'string' ? out.response : '', opts.budget.maxBytes);
+          const text = cutAtStop(raw, request.stop);
+          return { text, usage: usageOf(out, text), finishReason: 'stop', model: chosen };
+        } catch (err) {
+          const why = attempt.explain(err);
+          throw why instanceof LLMError ? why : new LLMError(`Workers AI call failed: ${why instanceof Error ? why.message : String(why)}`, undefined, true);
+        } finally {
+          attempt.end();
+        }
+      };
+      const worthRetrying = retryBudget();
+      return retrying(once, {
+        retries: opts.maxRetries ?? 2,
+        signal: request.signal,
+        retryIn: (outcome, n) => (!outcome.ok && worthRetrying(outcome.error) && !request.signal?.aborted ? 300 * 2 ** n : undefined),
+      });
+    },
+  };
+};

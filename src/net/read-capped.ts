@@ -61,3 +61,55 @@ export const readHead = async (body: ReadableStream<Uint8Array> | null, max: num
   }
   return bytes;
 };
+
+/**
+ * The same byte cap as a pass-through stream, for readers we do not write ourselves (an SDK parsing a model's reply):
+ * past `cap` bytes the source is cancelled and the stream errors with {@link OverCapError}. When `signal` aborts, the
+ * source is cancelled and the stream errors with the signal's reason, whatever fetch produced the source — a body that
+ * keeps arriving would otherwise outlive every timeout that only covers the headers.
+ */
+export const cappedStream = (body: ReadableStream<Uint8Array>, cap: number, signal?: AbortSignal): ReadableStream<Uint8Array> => {
+  const reader = body.getReader();
+  let size = 0;
+  let onAbort: (() => void) | undefined;
+  const release = () => {
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (!signal) return;
+      onAbort = () => {
+        controller.error(signal.reason);
+        reader.cancel(signal.reason).catch(() => {});
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    },
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (signal?.aborted) return;
+        if (done) {
+          release();
+          controller.close();
+          return;
+        }
+        size += value.byteLength;
+        if (size > cap) {
+          release();
+          controller.error(new OverCapError(cap));
+          await reader.cancel().catch(() => {});
+          return;
+        }
+        controller.enqueue(value);
+      } catch (err) {
+        release();
+        if (!signal?.aborted) controller.error(err);
+      }
+    },
+    cancel(reason) {
+      release();
+      return reader.cancel(reason);
+    },
+  });
+};

@@ -48,4 +48,34 @@ describe('model faults end in a contained run error', () => {
     const ok = await ask();
     expect(ok).toMatchObject({ status: 'succeeded', answer: 'Frank Herbert' });
   });
+
+  it('a reply cut at the model budget ends the run with its own code', async () => {
+    for (const code of ['llm_timeout', 'llm_response_too_large'] as const) {
+      installScript({ parametric: [{ error: `the model server's reply broke the budget (${code})`, code }] });
+      const run = await ask();
+      expect(run).toMatchObject({ status: 'failed', error: { code } });
+      expectIntact(run);
+    }
+  });
+
+  it('a reply larger than one stored value is kept shortened with a note, never a storage error', async () => {
+    installScript({ parametric: ['Frank Herbert ' + 'wrote '.repeat(600_000)] });
+    const run = await ask();
+    expect(JSON.stringify(run)).not.toMatch(/SQLITE|TOOBIG/);
+    expect(run.status).toBe('succeeded');
+    expectIntact(run);
+    expect(run.answer).toMatch(/^Frank Herbert/);
+    const answer = run.steps.find((s: any) => s.type === 'answer');
+    expect(JSON.stringify(answer)).toMatch(/characters cut: one stored event holds at most/);
+  });
+
+  it('a run whose state outgrows storage fails with run_state_too_large in our words', async () => {
+    // The agent keeps its transcript in its state: one runaway thought is more than a stored value holds.
+    installScript({ default: [`Thought: ${'x'.repeat(1_600_000)}\nAction: wikisearch\nAction Input: Dune`] });
+    const run = await (await post('/v1/answer', { question: 'Who wrote Dune?', mode: 'agent' })).json<any>();
+    expect(JSON.stringify(run)).not.toMatch(/SQLITE|TOOBIG/);
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ code: 'run_state_too_large', message: expect.stringContaining('more than one stored value holds') });
+    expectIntact(run);
+  });
 });

@@ -32,7 +32,7 @@ const completion = (content: string) =>
   });
 
 const provider = (fetch: typeof globalThis.fetch, extra: Partial<Parameters<typeof openAIProvider>[0]> = {}) =>
-  openAIProvider({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', timeoutMs: 5_000, maxRetries: 3, fetch, ...extra });
+  openAIProvider({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', timeoutMs: 5_000, maxResponseBytes: 1_048_576, maxRetries: 3, fetch, ...extra });
 
 describe('openai provider', () => {
   it('sends the purpose header, the stop sequences and the model, and returns text and usage', async () => {
@@ -126,5 +126,73 @@ describe('openai provider', () => {
     expect(out.usage).toEqual({ promptTokens: 5, completionTokens: 9 });
     expect(deltas.join('')).toContain('Action: wikisearch');
     expect(server.seen[0].body.stream).toBe(true);
+  });
+
+  describe('a reply is capped in bytes and in time, body included', () => {
+    const encoder = new TextEncoder();
+    /** Headers at once, then `piece` forever (every `everyMs`, or as fast as it is read); stops when the reader cancels. */
+    const endless = (head: string, piece: string, everyMs = 0, contentType = 'application/json') => () => {
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (everyMs) await new Promise((r) => setTimeout(r, everyMs));
+          controller.enqueue(encoder.encode(sent++ === 0 ? head : piece));
+        },
+      });
+      return new Response(body, { headers: { 'content-type': contentType } });
+    };
+    const endlessJson = endless('{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"', 'a'.repeat(64 * 1024));
+    const endlessEvents = endless('', `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content: 'token ' }, finish_reason: null }] })}\n\n`, 0, 'text/event-stream');
+    const ask = (llm: ReturnType<typeof provider>, stream = false) =>
+      llm.chat({ purpose: 'agent', messages: [{ role: 'user', content: 'q' }], ...(stream ? { onDelta: () => {} } : {}) }).catch((e) => e);
+
+    it('an endless JSON body fails with llm_response_too_large, tried twice at most', async () => {
+      const server = fakeServer([endlessJson, endlessJson, endlessJson]);
+      const err = await ask(provider(server.fetch, { maxResponseBytes: 256 * 1024, maxRetries: 3 }));
+      expect(err).toBeInstanceOf(LLMError);
+      expect(err.code).toBe('llm_response_too_large');
+      expect(err.message).toMatch(/262144 bytes/);
+      expect(server.seen).toHaveLength(2);
+    });
+
+    it('an endless event stream fails the same way instead of growing the text', async () => {
+      const server = fakeServer([endlessEvents, endlessEvents]);
+      const err = await ask(provider(server.fetch, { maxResponseBytes: 128 * 1024, maxRetries: 0 }), true);
+      expect(err.code).toBe('llm_response_too_large');
+      expect(server.seen).toHaveLength(1);
+    });
+
+    it('a body that keeps arriving slowly fails with llm_timeout, and a timeout is retried', async () => {
+      const drip = endless('{"id":"x","choices":[{"message":{"content":"', 'a', 20);
+      const server = fakeServer([drip, drip]);
+      const err = await ask(provider(server.fetch, { timeoutMs: 300, maxRetries: 1 }));
+      expect(err).toBeInstanceOf(LLMError);
+      expect(err.code).toBe('llm_timeout');
+      expect(err.message).toMatch(/within 300 ms/);
+      expect(server.seen).toHaveLength(2);
+    });
+
+    it('a stream that stalls after its first tokens fails with llm_timeout, not with the partial text', async () => {
+      const stall = () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(encoder.encode(`data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content: 'Thought: half' }, finish_reason: null }] })}\n\n`));
+            },
+          }),
+          { headers: { 'content-type': 'text/event-stream' } },
+        );
+      const server = fakeServer([stall]);
+      const err = await ask(provider(server.fetch, { timeoutMs: 300, maxRetries: 0 }), true);
+      expect(err).toBeInstanceOf(LLMError);
+      expect(err.code).toBe('llm_timeout');
+    });
+
+    it('an error page without end is read only up to the cap, and reported by its status', async () => {
+      const server = fakeServer([() => new Response(endlessJson().body, { status: 500 })]);
+      const err = await ask(provider(server.fetch, { maxResponseBytes: 64 * 1024, maxRetries: 0 }));
+      expect(err).toBeInstanceOf(LLMError);
+      expect(err).toMatchObject({ code: 'llm_error', status: 500 });
+    });
   });
 });

@@ -71,7 +71,7 @@ describe('per-purpose models (LLM_MODEL_<PURPOSE>)', () => {
       bodies.push(await new Request(input, init).json());
       return Response.json({ id: 'x', object: 'chat.completion', model: '', choices: [{ index: 0, message: { role: 'assistant', content: 'true' }, finish_reason: 'stop' }] });
     }) as typeof globalThis.fetch;
-    const llm = routeByPurpose(openAIProvider({ baseURL: 'http://127.0.0.1:9/v1', model: 'gpt-4', timeoutMs: 5_000, maxRetries: 0, fetch }), { check: 'gpt-3.5-turbo' });
+    const llm = routeByPurpose(openAIProvider({ baseURL: 'http://127.0.0.1:9/v1', model: 'gpt-4', timeoutMs: 5_000, maxResponseBytes: 1_048_576, maxRetries: 0, fetch }), { check: 'gpt-3.5-turbo' });
     const checked = await llm.chat({ purpose: 'check', messages: [{ role: 'user', content: 'ten > 9' }] });
     await llm.chat({ purpose: 'code', messages: [{ role: 'user', content: 'write code' }] });
     expect(bodies.map((b) => b.model)).toEqual(['gpt-3.5-turbo', 'gpt-4']);

@@ -1,0 +1,68 @@
+import { OverCapError } from '../net/read-capped';
+import { LLMError } from './types';
+
+/** What one model call may take: bytes of reply (LLM_MAX_RESPONSE_BYTES) and time, headers and body together (LLM_TIMEOUT_MS). */
+export interface CallBudget {
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+export const timeoutError = (ms: number) =>
+  new LLMError(`the model server did not finish its reply within ${ms} ms (LLM_TIMEOUT_MS)`, undefined, true, 'llm_timeout');
+
+// Retried once at most (see retryBudget): a sampling model may not run away twice, a broken server will.
+export const tooLargeError = (bytes: number) =>
+  new LLMError(`the model server's reply passed ${bytes} bytes (LLM_MAX_RESPONSE_BYTES); it was not read further`, undefined, true, 'llm_response_too_large');
+
+const overCap = (err: unknown): boolean => {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof OverCapError) return true;
+  }
+  return false;
+};
+
+/**
+ * One attempt's deadline. Its signal aborts at the deadline or when the caller's does, and is what the reply body is
+ * read under; the SDK's own `timeout` stops at the headers, and its stream reader ends quietly on an abort, so the
+ * attempt asks `cutShort()` after reading and `explain()` when something was thrown.
+ */
+export const startAttempt = (budget: CallBudget, outer?: AbortSignal) => {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(timeoutError(budget.timeoutMs)), budget.timeoutMs);
+  return {
+    signal: outer ? AbortSignal.any([outer, deadline.signal]) : deadline.signal,
+    /** Throws when the reply was cut short by the deadline or the caller, even if the reader returned normally. */
+    cutShort(): void {
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+      outer?.throwIfAborted();
+    },
+    /** The error to report for what the attempt threw: the deadline and the byte cap win over however the SDK wrapped them. */
+    explain(err: unknown): unknown {
+      if (outer?.aborted) return outer.reason;
+      if (deadline.signal.aborted) return deadline.signal.reason;
+      if (overCap(err)) return tooLargeError(budget.maxBytes);
+      return err;
+    },
+    end: () => clearTimeout(timer),
+  };
+};
+
+/** For replies handed over already read (a binding's parsed output): at least one byte per character, so over is over. */
+export const checkTextSize = (text: string, maxBytes: number): string => {
+  if (text.length > maxBytes) throw tooLargeError(maxBytes);
+  return text;
+};
+
+/**
+ * The retry rule both providers share for the two budget errors: a timeout is retried like any transient failure, a
+ * reply over the byte cap once at most (it costs another full cap of bytes and time, and a server that sent one
+ * usually sends the next).
+ */
+export const retryBudget = () => {
+  let tooLarge = 0;
+  return (err: unknown): boolean => {
+    if (!(err instanceof LLMError) || !err.retryable) return false;
+    if (err.code === 'llm_response_too_large') return ++tooLarge <= 1;
+    return true;
+  };
+};
