@@ -1,19 +1,16 @@
 // Per-attempt overhead of the program sandbox: a fresh QuickJS runtime + context, the prelude, and a small
 // solve(table) program with two (stubbed, instant) host calls; the model is excluded.
-// Runs in Node with the same wasm file the Worker imports (workerd's clock does not advance during
+// Runs in Node with the same (metered) wasm file the Worker imports (workerd's clock does not advance during
 // synchronous code, so timing there needs an outside clock). Usage: npx tsx bench/sandbox.ts [iterations]
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import asyncVariant from '@jitl/quickjs-wasmfile-release-asyncify';
-import { newQuickJSAsyncWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
 import { evaluateInModule } from '../src/sandbox/evaluate-in-module';
+import { instantiateSandboxModule } from '../src/sandbox/instantiate';
 import { runInModule } from '../src/sandbox/run-in-module';
 import type { Json } from '../src/sandbox/types';
 
-const require = createRequire(import.meta.url);
-const wasmOf = (pkg: string) => new WebAssembly.Module(readFileSync(require.resolve(`${pkg}/wasm`)));
-const asyncWasm = wasmOf('@jitl/quickjs-wasmfile-release-asyncify');
-const instantiate = () => newQuickJSAsyncWASMModuleFromVariant(newVariant(asyncVariant, { wasmModule: asyncWasm }));
+// The metered build of cli/build-quickjs.mjs (node cli/build-bundle.mjs makes it), the file the Worker imports.
+const meteredWasm = new WebAssembly.Module(readFileSync(new URL('../src/generated/quickjs/quickjs.wasm', import.meta.url)));
+const instantiate = () => instantiateSandboxModule(meteredWasm);
 
 const iterations = Number(process.argv[2] ?? 300);
 const table = {
@@ -62,7 +59,18 @@ for (let i = 0; i < iterations; i++) {
   if (!r.result.ok) throw new Error(r.result.error);
 }
 
-console.log(`sandbox bench — Node ${process.version}, wasm of @jitl/quickjs-wasmfile-release-asyncify 0.32 (same files the Worker imports)`);
+console.log(`sandbox bench — Node ${process.version}, the metered QuickJS build of cli/build-quickjs.mjs (the file the Worker imports)`);
 report('attempt, pooled module (fresh runtime+context)', warm);
 report('attempt incl. module instantiation (cold)', cold);
 report('evaluateExpression (same pooled module)', expr);
+
+// The work units (cli/build-quickjs.mjs) this program needs: the smallest budget it passes with, by bisection.
+let [lo, hi] = [1, 20_000_000];
+while (hi - lo > Math.max(1000, lo / 100)) {
+  const mid = Math.floor((lo + hi) / 2);
+  const probe = await instantiate();
+  const run = await runInModule(probe, { code, args: [table], hostFunctions, caps: { workUnits: mid } });
+  if (run.result.ok) hi = mid;
+  else lo = mid;
+}
+console.log(`work units the program needs (of the default budget of 20,000,000): about ${hi.toLocaleString('en-US')}`);

@@ -43,3 +43,7 @@ if (!process.argv.includes('--quiet')) {
 // The metered SPARQL engine the static store runs (rebuilt only when oxigraph or the recipe changes).
 const { buildOxigraph } = await import('./build-oxigraph.mjs');
 await buildOxigraph({ quiet: process.argv.includes('--quiet') });
+
+// The metered QuickJS engine the sandbox runs (rebuilt only when the QuickJS build or the recipe changes).
+const { buildQuickjs } = await import('./build-quickjs.mjs');
+await buildQuickjs({ quiet: process.argv.includes('--quiet') });

@@ -76,6 +76,14 @@ export const configSchema = z
     MAX_LLM_CALLS: positiveInt(40),
     MAX_WALL_MS: positiveInt(300_000),
     MAX_TOKENS: positiveInt(400_000),
+    /**
+     * Work units one sandbox attempt (a program-mode program, a rag calculator expression) may spend in the metered
+     * QuickJS engine, built-ins included; past it the attempt fails with `cpu_budget`. The default, 20 million, is
+     * about half a second of CPU at most (docs/HOSTILE.md); every other request waits at most that long.
+     */
+    SANDBOX_WORK_UNITS: positiveInt(20_000_000).pipe(
+      z.number().max(2_000_000_000, { message: 'SANDBOX_WORK_UNITS must be at most 2000000000 (e.g. 20000000)' }),
+    ),
     /** Idle edge connections are closed; a comment on open SSE streams keeps them up. */
     SSE_HEARTBEAT_MS: positiveInt(15_000),
     TEST_MODE: z

@@ -23,7 +23,7 @@ export const classifyError = (described: Described, phase: 'load' | 'call'): San
 };
 
 /** Kinds after which the QuickJS module is not trusted for another run. */
-export const poisonsModule = (kind: SandboxErrorKind) => kind === 'memory' || kind === 'stack' || kind === 'timeout';
+export const poisonsModule = (kind: SandboxErrorKind) => kind === 'memory' || kind === 'stack' || kind === 'timeout' || kind === 'cpu_budget';
 
 /** Parses the JSON error description, tolerating anything. */
 export const parseDescribed = (text: string): Described => {

@@ -1,5 +1,6 @@
-import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { SandboxModule } from './instantiate';
 import { DEFAULT_CAPS, type ExpressionResult, type SandboxCaps } from './types';
+import { FULL_TANK, workExhausted } from './work';
 
 const MAX_EXPRESSION_CHARS = 2_000;
 
@@ -17,11 +18,12 @@ export interface ModuleEval {
   reusable: boolean;
 }
 
-/** Evaluates one arithmetic expression in a fresh runtime of the sync build. */
-export const evaluateInModule = (module: QuickJSWASMModule, expr: string, capsIn?: Partial<SandboxCaps>): ModuleEval => {
+/** Evaluates one arithmetic expression in a fresh runtime (synchronously), within the caps' work budget. */
+export const evaluateInModule = ({ module, work }: SandboxModule, expr: string, capsIn?: Partial<SandboxCaps>): ModuleEval => {
   const caps = { ...DEFAULT_CAPS, memoryBytes: 4 * 1024 * 1024, ...capsIn };
   if (expr.length > MAX_EXPRESSION_CHARS) return { result: { ok: false, error: `expression longer than ${MAX_EXPRESSION_CHARS} characters` }, reusable: true };
   let interrupts = 0;
+  work.fill(FULL_TANK);
   const ctx = module.newContext();
   const rt = ctx.runtime;
   rt.setMemoryLimit(caps.memoryBytes);
@@ -37,7 +39,9 @@ export const evaluateInModule = (module: QuickJSWASMModule, expr: string, capsIn
     }
     strip.value.dispose();
     // The newline lets a trailing line comment in the expression not swallow the parenthesis.
+    work.fill(caps.workUnits);
     const out = ctx.evalCode(`(${expr}\n)`, 'expression.js');
+    work.fill(FULL_TANK);
     if (out.error) {
       const message = describe(ctx.dump.bind(ctx), out.error);
       out.error.dispose();
@@ -64,6 +68,9 @@ export const evaluateInModule = (module: QuickJSWASMModule, expr: string, capsIn
       out.value.dispose();
     }
   } catch (err) {
+    // A trap; after a spent budget the heap is half-updated, so nothing is disposed and the module is dropped.
+    const spent = workExhausted(work, caps.workUnits);
+    if (spent) return { result: { ok: false, error: `${spent.kind}: ${spent.message}` }, reusable: false };
     reusable = false;
     result = { ok: false, error: `evaluator failure: ${err instanceof Error ? err.message : String(err)}` };
   }

@@ -31,7 +31,7 @@ export const runProgram = async (input: RunProgramInput): Promise<RunProgramResu
   const m = await pool.acquire();
   let reusable = false;
   try {
-    const run = await runInModule(m.module, input);
+    const run = await runInModule(m, input);
     reusable = run.reusable;
     return run.result;
   } finally {
@@ -49,7 +49,7 @@ export const evaluateExpression = async (expr: string, caps?: Partial<SandboxCap
   const m = await pool.acquire();
   let reusable = false;
   try {
-    const run = evaluateInModule(m.module, expr, caps);
+    const run = evaluateInModule(m, expr, caps);
     reusable = run.reusable;
     return run.result;
   } finally {

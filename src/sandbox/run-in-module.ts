@@ -1,6 +1,8 @@
-import type { QuickJSAsyncContext, QuickJSAsyncWASMModule, QuickJSHandle } from 'quickjs-emscripten-core';
+import type { QuickJSAsyncContext, QuickJSHandle } from 'quickjs-emscripten-core';
 import { classifyError, parseDescribed, poisonsModule } from './classify';
+import type { SandboxModule } from './instantiate';
 import { buildPrelude } from './prelude';
+import { FULL_TANK, workExhausted } from './work';
 import {
   DEFAULT_CAPS,
   type HostCallRecord,
@@ -21,11 +23,13 @@ export interface ModuleRun {
 }
 
 /**
- * One attempt in a fresh runtime and context of an instantiated asyncify module.
+ * One attempt in a fresh runtime and context of an instantiated asyncify module, with the module's work counter
+ * filled to `caps.workUnits`: past it the engine traps wherever it is (a built-in included) and the attempt ends as
+ * `cpu_budget`, with the module discarded.
  * Host functions reach the program through one dispatcher that carries JSON strings only, so the program
  * never holds a host object. A host error named `LimitError` (a run limit) stops the program and is rethrown.
  */
-export const runInModule = async (module: QuickJSAsyncWASMModule, input: RunProgramInput): Promise<ModuleRun> => {
+export const runInModule = async ({ module, work }: SandboxModule, input: RunProgramInput): Promise<ModuleRun> => {
   const caps: SandboxCaps = { ...DEFAULT_CAPS, ...input.caps };
   const entry = input.entry ?? 'solve';
   const hostFunctions = input.hostFunctions ?? {};
@@ -38,6 +42,8 @@ export const runInModule = async (module: QuickJSAsyncWASMModule, input: RunProg
   let stop: SandboxError | undefined;
   let fatal: unknown;
 
+  // Our own setup and teardown run on a full counter; the budget is the program's alone.
+  work.fill(FULL_TANK);
   const ctx = module.newContext();
   const rt = ctx.runtime;
   rt.setMemoryLimit(caps.memoryBytes);
@@ -112,7 +118,9 @@ export const runInModule = async (module: QuickJSAsyncWASMModule, input: RunProg
     const call = `__sandbox_run(${JSON.stringify(input.code)}, ${JSON.stringify(entry)}, ${JSON.stringify(
       JSON.stringify(input.args ?? []),
     )}, ${caps.outputChars})`;
+    work.fill(caps.workUnits);
     const outcome = await ctx.evalCodeAsync(call, 'call.js');
+    work.fill(FULL_TANK);
     if (outcome.error) {
       // Only uncatchable ends get here: the interrupt, or a failure inside the harness itself.
       const described = safeDump(ctx, outcome.error);
@@ -125,15 +133,23 @@ export const runInModule = async (module: QuickJSAsyncWASMModule, input: RunProg
     if (stop) return fail(stop);
     return interpret(reply, caps, logs, hostCalls, finish, fail);
   } catch (err) {
-    // A failure of the host side (wasm trap, asyncify error): report it and never reuse this module.
+    // A trap (work budget spent, or another) or an asyncify error: report it and never reuse this module. After a
+    // spent budget nothing is disposed: the heap is half-updated and any call into the engine traps again at once.
     if (fatal) throw fatal;
     const message = err instanceof Error ? err.message : String(err);
-    try {
-      ctx.dispose();
-    } catch {
-      // The module is discarded anyway.
+    const spent = workExhausted(work, caps.workUnits);
+    if (!spent) {
+      try {
+        ctx.dispose();
+      } catch {
+        // The module is discarded anyway.
+      }
     }
-    return { result: { ok: false, error: stop ?? { kind: 'exception', message: `sandbox failure: ${message}` }, logs, hostCalls }, reusable: false };
+    // The engine's frames can exhaust the host's stack before QuickJS's own stack cap notices (deep recursion
+    // while V8 still runs baseline code with its larger frames): that is the program's recursion, reported as such.
+    const hostStack = /maximum call stack size/i.test(message) ? { kind: 'stack' as const, message: 'the program recursed too deep (host stack exhausted)' } : undefined;
+    const error: SandboxError = spent ?? stop ?? hostStack ?? { kind: 'exception', message: `sandbox failure: ${message}` };
+    return { result: { ok: false, error, logs, hostCalls }, reusable: false };
   }
 };
 

@@ -9,6 +9,12 @@ export interface SandboxCaps {
    * branches or calls; counting calls is the only clock that advances inside synchronous code in workerd.
    */
   interrupts: number;
+  /**
+   * Work units one attempt may spend inside the QuickJS engine, built-ins included (cli/build-quickjs.mjs: one unit
+   * per loop turn and per call-making function entry, one per 256 bytes copied). The bound on CPU that no built-in
+   * escapes; see DEFAULT_WORK_UNITS.
+   */
+  workUnits: number;
   /** Bytes the QuickJS runtime may allocate. */
   memoryBytes: number;
   /** Bytes of interpreter stack; bounds recursion depth. */
@@ -23,8 +29,16 @@ export interface SandboxCaps {
   hostCallMs: number;
 }
 
+/**
+ * Calibrated on this project's 2-core machine in workerd (docs/HOSTILE.md, group sandbox-cpu): the engine spends
+ * between 40 and 190 million units a second depending on the work, so 20 million stop any attempt within about
+ * half a second of CPU, while a table program of the test suites uses well under a million.
+ */
+export const DEFAULT_WORK_UNITS = 20_000_000;
+
 export const DEFAULT_CAPS: SandboxCaps = {
   interrupts: 600,
+  workUnits: DEFAULT_WORK_UNITS,
   memoryBytes: 16 * 1024 * 1024,
   stackBytes: 256 * 1024,
   hostCalls: 40,
@@ -33,7 +47,7 @@ export const DEFAULT_CAPS: SandboxCaps = {
   hostCallMs: 120_000,
 };
 
-export type SandboxErrorKind = 'timeout' | 'memory' | 'stack' | 'host_calls' | 'output' | 'exception' | 'syntax';
+export type SandboxErrorKind = 'timeout' | 'cpu_budget' | 'memory' | 'stack' | 'host_calls' | 'output' | 'exception' | 'syntax';
 
 export interface SandboxError {
   kind: SandboxErrorKind;

@@ -77,6 +77,25 @@ describe('program strategy', () => {
     expect(ofType(events, 'error')[0].data).toMatchObject({ code: 'no_answer', message: expect.stringMatching(/after 2 attempt\(s\).*returned "not available"|after 2 attempt\(s\)/) });
   });
 
+  it('a program whose cost hides in a built-in fails at the CPU budget, and the run fails saying so', async () => {
+    const search = "function solve(t){ const s='a'.repeat(2000000)+'b'; const n='a'.repeat(2000)+'c'; return s.indexOf(n); }";
+    const llm = scriptedLLM({ code: [fence(search)], refine: [fence(search)] });
+    const { events } = await drive('What was the winning time of Kari Vold?', llm, marathonContext, { simplify: false, refineRounds: 1 });
+    const observations = ofType(events, 'observation');
+    expect(observations).toHaveLength(2);
+    for (const o of observations) {
+      expect(o.data.error).toBe(true);
+      expect(o.data.output).toMatch(/^cpu_budget: cpu budget exceeded/);
+      expect(o.data.detail).toMatchObject({ error: { kind: 'cpu_budget' } });
+    }
+    expect(ofType(events, 'answer')).toHaveLength(0);
+    expect(ofType(events, 'error')[0].data).toMatchObject({ code: 'no_answer', message: expect.stringMatching(/cpu_budget: cpu budget exceeded/) });
+
+    const fixed = "function solve(table) { return table.rows.find((r) => r['Winner'].text === 'Kari Vold')['Time'].text; }";
+    const next = await drive('What was the winning time of Kari Vold?', scriptedLLM({ code: [fence(fixed)] }), marathonContext, { simplify: false });
+    expect(ofType(next.events, 'answer')[0].data).toMatchObject({ answer: '2:21:10' });
+  });
+
   it('simplifies the question from the most related passage before writing code', async () => {
     const llm = scriptedLLM({
       simplify: ['What was the winning time of Jonas Meyer?'],

@@ -156,6 +156,21 @@ describe('rag strategy', () => {
     expect(out).toMatch(/rejected: while\(true\)\{\}/);
     expect(finalAnswer(events).answer).toBe('yes');
   });
+
+  it('stops a calculator expression whose cost hides in a built-in (a long-needle search) at the CPU budget', async () => {
+    const search = "EXPR: (s=>s.indexOf(s.slice(0,2e3)+'b'))('a'.repeat(1.5e6))";
+    const { run } = drive({
+      attribute: staticVotes,
+      calculator: [search, search, 'EXPR: 6 * 7'],
+      parametric: ['Answer: yes\nFalse premise: no'],
+      reasoning: ['<answer>yes</answer>'],
+    });
+    const { events } = await run;
+    const out = observation(events, 'calculator');
+    expect(out).toMatch(/rejected: \(s=>s\.indexOf.* → cpu_budget: cpu budget exceeded/);
+    expect(out).toContain('6 * 7 = 42');
+    expect(finalAnswer(events).answer).toBe('yes');
+  });
 });
 
 describe('rag strategy: KG module by function calling (options.kgMode "calls")', () => {

@@ -214,7 +214,13 @@ const writeProgram = async (state: ProgramState, ctx: RunContext, input: Program
 const runAttempt = async (state: ProgramState, ctx: RunContext, input: ProgramContext) => {
   const code = state.code ?? '';
   const started = Date.now();
-  const result = await runProgram({ code, entry: 'solve', args: [toSandboxTable(input) as unknown as Json], hostFunctions: hostFunctionsFor(ctx, input) });
+  const result = await runProgram({
+    code,
+    entry: 'solve',
+    args: [toSandboxTable(input) as unknown as Json],
+    hostFunctions: hostFunctionsFor(ctx, input),
+    caps: { workUnits: ctx.config.SANDBOX_WORK_UNITS },
+  });
   const ms = Date.now() - started;
   const events: EventInput[] = [
     { type: 'action', data: { tool: 'program', input: { code } } },

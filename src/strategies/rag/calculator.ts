@@ -42,7 +42,7 @@ export const calculatorStep = async (state: RagState, ctx: RunContext, o: RagOpt
   const byValue = new Map<string, { expression: string; value: string; votes: number }>();
   const failures: string[] = [];
   for (const [expression, votes] of expressions) {
-    const result = await evaluateExpression(expression);
+    const result = await evaluateExpression(expression, { workUnits: ctx.config.SANDBOX_WORK_UNITS });
     if (!result.ok) {
       failures.push(`${expression} → ${result.error}`);
       continue;
