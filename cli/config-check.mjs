@@ -29,14 +29,37 @@ export const flagValues = (args, flag) => {
   return out;
 };
 
+/** The config file these arguments name (`--config`, else wrangler.toml). */
+const configPath = (args) => resolve(ROOT, flagValues(args, '--config')[0] ?? 'wrangler.toml');
+
+/** The environment named by `--env` / `-e`, if any. */
+export const envOf = (args) => flagValues(args, '--env')[0] ?? flagValues(args, '-e')[0];
+
+/** The `[env.<name>]` sections of a wrangler.toml, in file order. */
+export const environmentNames = (toml) => [...toml.matchAll(/^\[env\.([A-Za-z0-9_-]+)\]\s*$/gm)].map((m) => m[1]);
+
+/**
+ * An `--env` that wrangler.toml does not define: the environments that exist, and exit 1 (wrangler would throw its
+ * UserError with a Node stack trace instead).
+ */
+const exitOnUnknownEnv = (args, what) => {
+  const env = envOf(args);
+  if (env === undefined) return;
+  const names = environmentNames(readFileSync(configPath(args), 'utf8'));
+  if (names.includes(env)) return;
+  console.error(`${what}: there is no environment "${env}" in ${flagValues(args, '--config')[0] ?? 'wrangler.toml'}.`);
+  console.error(`The environments are: ${names.join(', ')}. Example: ${what} -- --env ${names.includes('mintaka') ? 'mintaka' : names[0]}`);
+  process.exit(1);
+};
+
 /**
  * The vars wrangler would hand the Worker for these command-line arguments: wrangler.toml's vars (of `--env`), then the
  * local env files (`--env-file`, else `.dev.vars`, else `.env`) when `local`, then `--var KEY:VALUE`.
  */
 export const collectVars = async (args, { local }) => {
   const { unstable_readConfig } = await import('wrangler');
-  const env = flagValues(args, '--env')[0] ?? flagValues(args, '-e')[0];
-  const config = unstable_readConfig({ config: resolve(ROOT, flagValues(args, '--config')[0] ?? 'wrangler.toml'), env });
+  const env = envOf(args);
+  const config = unstable_readConfig({ config: configPath(args), env });
   const vars = Object.fromEntries(Object.entries(config.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   if (local) {
     const files = flagValues(args, '--env-file');
@@ -64,6 +87,7 @@ export const configProblems = async (vars) => {
 
 /** Prints the problems and exits non-zero; returns quietly when the configuration is valid. */
 export const checkOrExit = async (args, { local, what }) => {
+  exitOnUnknownEnv(args, what);
   const { env, vars } = await collectVars(args, { local });
   const problems = await configProblems(vars);
   if (!problems.length) return;
