@@ -5,7 +5,7 @@ import { answerRoutes } from './api/answer';
 import { archiveRoutes } from './api/archives';
 import { requireApiKey } from './api/auth';
 import { chatCompletionRoutes } from './api/chat-completions';
-import { corsFromConfig } from './api/cors';
+import { apiSecurityHeaders, corsFromConfig, refuseForeignPages } from './api/cors';
 import { demonstrationRoutes } from './api/demonstrations';
 import { errorBody, errorResponse, HttpError } from './api/errors';
 import { healthRoutes } from './api/health';
@@ -17,12 +17,15 @@ import type { ApiEnv } from './api/route-kit';
 import { toolRoutes } from './api/tools';
 
 /**
- * The Worker's HTTP surface. Middleware order: CORS (so preflights and error responses carry CORS headers)
+ * The Worker's HTTP surface. Middleware order: security headers (on every response, refusals included) → refusal of
+ * other sites' pages unless CORS_ORIGINS names them → CORS (so preflights and error responses carry CORS headers)
  * → bearer auth on /v1/* → per-caller rate limit on /v1/* → routes. /healthz and /openapi.json stay open.
  * Every error leaves as JSON `{error: {code, message}}`, never as an HTML page.
  */
 export const buildApp = () => {
   const app = new OpenAPIHono<ApiEnv>();
+  app.use('*', apiSecurityHeaders());
+  app.use('*', refuseForeignPages());
   app.use('*', corsFromConfig());
   app.use('/v1/*', requireApiKey());
   app.use('/v1/*', rateLimit());

@@ -60,10 +60,22 @@ export const configSchema = z
       .optional()
       .transform((v) => (v ?? '').split(',').map((k) => k.trim()).filter(Boolean)),
     RATE_LIMIT_PER_MINUTE: positiveInt(60),
+    /** Web origins whose pages may call the API; unset = none without API_KEYS, any (`*`) with them (src/api/cors.ts). */
     CORS_ORIGINS: z
       .string()
       .optional()
-      .transform((v) => (v ?? '*').split(',').map((o) => o.trim()).filter(Boolean)),
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        return v.split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
+          if (o === '*') return o;
+          const u = URL.canParse(o) ? new URL(o) : undefined;
+          const origin = u?.origin ?? 'null';
+          if (origin === 'null' || u?.pathname !== '/' || u.search || u.hash || u.username) {
+            ctx.addIssue({ code: 'custom', message: `"${o}" is not an origin: write scheme://host[:port] with no path, e.g. https://app.example.org` });
+          }
+          return origin;
+        });
+      }),
     DEFAULT_VARIANT: z.enum(['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag']).default('mintaka'),
     /** A bundled few-shot library (`fewshot/<name>/`) the agent selects from instead of the variant's own. */
     FEWSHOT_LIBRARY: z
@@ -97,6 +109,13 @@ export const configSchema = z
         code: 'custom',
         path: ['LLM_BASE_URL'],
         message: 'LLM_BASE_URL is required when LLM_PROVIDER=openai (e.g. http://127.0.0.1:8000/v1 for vLLM, https://api.openai.com/v1)',
+      });
+    }
+    if (c.CORS_ORIGINS?.includes('*') && !c.API_KEYS.length) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CORS_ORIGINS'],
+        message: 'CORS_ORIGINS=* would let every web page drive a server without API_KEYS; name the origins (https://app.example.org) or set API_KEYS',
       });
     }
     if (c.EMBEDDING_PROVIDER === 'openai' && !c.LLM_BASE_URL) {
@@ -133,8 +152,10 @@ const parsePurposeModels = (raw: Record<string, unknown>, issues: string[]): Par
   return models;
 };
 
-export type Config = Omit<Parsed, 'LLM_PROVIDER'> & {
+export type Config = Omit<Parsed, 'LLM_PROVIDER' | 'CORS_ORIGINS'> & {
   LLM_PROVIDER: 'workers-ai' | 'openai' | 'scripted' | 'none';
+  /** Origins other than its own whose pages may call the server (`*` = any); never `*` without API_KEYS. */
+  CORS_ORIGINS: string[];
   /** Per-purpose model overrides (`LLM_MODEL_CHECK`, `LLM_MODEL_VISION`, …); purposes without one use LLM_MODEL. */
   LLM_MODELS: Partial<Record<Purpose, string>>;
   /** Names of secret values, so traces and errors can scrub them. */
@@ -166,6 +187,9 @@ export const loadConfig = (env: Record<string, unknown>): Config => {
     ...c,
     LLM_PROVIDER: provider,
     LLM_MODELS: models,
+    // A bearer key is not something a browser sends on its own, so with keys any page may call (it needs a key);
+    // without keys the server is open, and only its own pages (and non-browser clients) may use it.
+    CORS_ORIGINS: c.CORS_ORIGINS ?? (c.API_KEYS.length ? ['*'] : []),
     secrets: [c.LLM_API_KEY, ...c.API_KEYS].filter((s): s is string => !!s && s.length >= 4),
   };
   cache.set(env, config);

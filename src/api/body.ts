@@ -83,6 +83,8 @@ const readJsonText = async (c: Context, limits: BodyLimits): Promise<string> => 
     throw new HttpError(400, 'invalid_json', 'request body is not valid JSON');
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new HttpError(400, 'invalid_request', 'request body must be a JSON object');
+  const forbidden = prototypeKeyPath(raw);
+  if (forbidden) throw new HttpError(400, 'invalid_request', `${forbidden} is not a field of this request (an unknown key)`);
   if (size > MAX_BODY_BYTES) {
     // Only real evidence earns the larger limit: `"context": 1` beside 15 MB of anything else does not.
     const context = (raw as { context?: unknown }).context;
@@ -137,6 +139,27 @@ export const nestingDepth = (text: string): number => {
     else if (ch === 93 || ch === 125) depth--;
   }
   return max;
+};
+
+/**
+ * The path of the first `__proto__` key anywhere in a parsed body. JSON.parse keeps it as an own key, but the
+ * validators copy objects key by key (zod's record does), and assigning `__proto__` sets the copy's prototype: the
+ * key then vanishes from every strict check while its contents are inherited by whatever reads the object later,
+ * e.g. `options.__proto__.maxIterations` read as `options.maxIterations`. So it is refused before any validator runs.
+ * (`constructor` and `prototype` stay own keys through those copies, and the strict schemas refuse them as unknown.)
+ */
+export const prototypeKeyPath = (value: unknown): string | undefined => {
+  const stack: { value: unknown; path: string }[] = [{ value, path: '' }];
+  while (stack.length) {
+    const { value: v, path } = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    for (const key of Object.keys(v)) {
+      const at = Array.isArray(v) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+      if (key === '__proto__') return at;
+      stack.push({ value: (v as Record<string, unknown>)[key], path: at });
+    }
+  }
+  return undefined;
 };
 
 const tooLarge = (message: string) => new HttpError(413, 'payload_too_large', message);
