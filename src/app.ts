@@ -9,6 +9,7 @@ import { apiSecurityHeaders, corsFromConfig, refuseForeignPages } from './api/co
 import { demonstrationRoutes } from './api/demonstrations';
 import { errorBody, errorResponse, HttpError } from './api/errors';
 import { healthRoutes } from './api/health';
+import { mcpRoutes } from './api/mcp';
 import { modelRoutes } from './api/models';
 import { serveOpenApi } from './api/openapi';
 import { rateLimit } from './api/rate-limit';
@@ -19,7 +20,7 @@ import { toolRoutes } from './api/tools';
 /**
  * The Worker's HTTP surface. Middleware order: security headers (on every response, refusals included) → refusal of
  * other sites' pages unless CORS_ORIGINS names them → CORS (so preflights and error responses carry CORS headers)
- * → bearer auth on /v1/* → per-caller rate limit on /v1/* → routes. /healthz and /openapi.json stay open.
+ * → bearer auth on /v1/* and /mcp → per-caller rate limit on both → routes. /healthz and /openapi.json stay open.
  * Every error leaves as JSON `{error: {code, message}}`, never as an HTML page.
  */
 export const buildApp = () => {
@@ -29,6 +30,8 @@ export const buildApp = () => {
   app.use('*', corsFromConfig());
   app.use('/v1/*', requireApiKey());
   app.use('/v1/*', rateLimit());
+  app.use('/mcp', requireApiKey());
+  app.use('/mcp', rateLimit());
   app.route('/', healthRoutes);
   app.route('/', answerRoutes);
   app.route('/', runRoutes);
@@ -37,6 +40,7 @@ export const buildApp = () => {
   app.route('/', demonstrationRoutes);
   app.route('/', chatCompletionRoutes);
   app.route('/', modelRoutes);
+  app.route('/', mcpRoutes);
   serveOpenApi(app);
   app.notFound((c) => c.json(errorBody('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
   app.onError((err, c) => {

@@ -19,8 +19,8 @@ export const corsFromConfig = (): MiddlewareHandler<{ Bindings: Env }> => async 
     handler = cors({
       origin: origins.includes('*') ? '*' : origins,
       allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['authorization', 'content-type', 'accept', 'last-event-id', 'idempotency-key'],
-      exposeHeaders: ['x-run-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining'],
+      allowHeaders: ['authorization', 'content-type', 'accept', 'last-event-id', 'idempotency-key', 'mcp-protocol-version', 'mcp-session-id'],
+      exposeHeaders: ['x-run-id', 'idempotent-replayed', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining'],
       maxAge: 600,
     });
     cache.set(c.env as object, handler);

@@ -1,15 +1,13 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { loadConfig } from '../config';
-import { createServices, createToolRegistry } from '../engine/services';
-import { createLLM } from '../llm';
-import { routeByPurpose } from '../llm/route';
+import { createToolRegistry } from '../engine/services';
 import { strategyTools } from '../strategies';
-import { LLMError, type LLM } from '../llm/types';
 import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
 import { toolResultSchema } from './response-schemas';
 import { apiRoutes, errors, json, jsonBody } from './route-kit';
+import { runToolByHand } from './tool-runner';
 
 const toolRequestSchema = z
   .object({
@@ -18,18 +16,6 @@ const toolRequestSchema = z
       .meta({ description: 'the Action Input as the agent would write it (text), or the tool\'s structured input' }),
   })
   .strict();
-
-const MODEL_TOOLS = new Set(['read', 'generateQuery']);
-
-/** A model that is not there: tools that need one fail with a clear message instead of hanging. */
-const noModel = (reason: string): LLM => ({
-  provider: 'none',
-  model: 'none',
-  acceptsImages: false,
-  chat: async () => {
-    throw new LLMError(reason);
-  },
-});
 
 const toolRoute = createRoute({
   method: 'post',
@@ -54,31 +40,11 @@ export const toolRoutes = apiRoutes().openapi(toolRoute, async (c) => {
   const tool = tools.get(name);
   if (!tool) throw new HttpError(404, 'unknown_tool', `no tool "${name.slice(0, 60)}"; tools: ${tools.names().join(', ')}`);
   const { input } = c.req.valid('json');
-  const llm = createLLM(config, { AI: (c.env as { AI?: Ai }).AI });
-  if (!llm.ok && MODEL_TOOLS.has(name)) throw new HttpError(503, 'llm_unavailable', `${name} needs a language model. ${llm.reason}`);
   let parsed: unknown;
   try {
     parsed = typeof input === 'string' ? tool.fromText(input) : tool.input.parse(input);
   } catch (err) {
     throw new HttpError(400, 'invalid_input', `input for ${name}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const services = createServices(config, c.env as never);
-  const started = Date.now();
-  try {
-    const output = await tool.execute(
-      {
-        llm: llm.ok ? routeByPurpose(llm.llm, config.LLM_MODELS) : noModel(llm.reason),
-        get evidence() {
-          return services.evidence();
-        },
-        get embedder() {
-          return services.embedder();
-        },
-      },
-      parsed,
-    );
-    return c.json({ output, ms: Date.now() - started }, 200);
-  } catch (err) {
-    return c.json({ output: `Error: ${err instanceof Error ? err.message : String(err)}`, ms: Date.now() - started, error: true }, 200);
-  }
+  return c.json(await runToolByHand(c.env, config, tool, parsed), 200);
 });

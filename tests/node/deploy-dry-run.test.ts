@@ -80,7 +80,10 @@ describe.sequential('wrangler deploy --dry-run per environment, from a clean clo
     // node_modules is a symlink into the checkout, so its files appear under a path relative to the clone.
     const pkg = (f: string) => f.replace(/^.*?node_modules\//, 'node_modules/');
     const worker = Object.values(meta.outputs).find((o) => o.entryPoint)!;
-    const locales = Object.entries(worker.inputs).filter(([f, v]) => /zod\/v4\/locales\//.test(f) && v.bytesInOutput > 0).map(([f]) => pkg(f));
+    // locales/index.js itself is a few bytes wherever a namespace import of zod (the MCP SDK's `zod/v4-mini`) names it.
+    const locales = Object.entries(worker.inputs)
+      .filter(([f, v]) => /zod\/v4\/locales\/(?!index\.js$)/.test(f) && v.bytesInOutput > 0)
+      .map(([f]) => pkg(f));
     expect(locales).toEqual(['node_modules/zod/v4/locales/en.js']);
     const importers = Object.entries(meta.inputs)
       .filter(([f, v]) => !/^(src|durable-objects)\//.test(f) && v.imports.some((i) => (i.original ?? i.path) === 'zod'))

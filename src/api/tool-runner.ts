@@ -1,0 +1,56 @@
+import type { Config } from '../config';
+import { createServices } from '../engine/services';
+import { createLLM } from '../llm';
+import { routeByPurpose } from '../llm/route';
+import { LLMError, type LLM } from '../llm/types';
+import type { Tool } from '../tools/types';
+import { HttpError } from './errors';
+
+/** What a tool run by hand gives back: its observation, how long it took, and whether it failed. */
+export interface HandRunResult {
+  output: string;
+  ms: number;
+  error?: true;
+}
+
+const MODEL_TOOLS = new Set(['read', 'generateQuery']);
+
+/** A model that is not there: tools that need one fail with a clear message instead of hanging. */
+const noModel = (reason: string): LLM => ({
+  provider: 'none',
+  model: 'none',
+  acceptsImages: false,
+  chat: async () => {
+    throw new LLMError(reason);
+  },
+});
+
+/**
+ * Runs one tool outside any run, against the configured evidence: POST /v1/tools/{name} and the MCP tools.
+ * A tool that needs a model when none is configured is a 503; a tool that fails answers its error as the observation
+ * the agent would have seen.
+ */
+export const runToolByHand = async (env: Env, config: Config, tool: Tool, input: unknown, signal?: AbortSignal): Promise<HandRunResult> => {
+  const llm = createLLM(config, { AI: (env as { AI?: Ai }).AI });
+  if (!llm.ok && MODEL_TOOLS.has(tool.name)) throw new HttpError(503, 'llm_unavailable', `${tool.name} needs a language model. ${llm.reason}`);
+  const services = createServices(config, env as never);
+  const started = Date.now();
+  try {
+    const output = await tool.execute(
+      {
+        llm: llm.ok ? routeByPurpose(llm.llm, config.LLM_MODELS) : noModel(llm.reason),
+        get evidence() {
+          return services.evidence();
+        },
+        get embedder() {
+          return services.embedder();
+        },
+        ...(signal ? { signal } : {}),
+      },
+      input,
+    );
+    return { output, ms: Date.now() - started };
+  } catch (err) {
+    return { output: `Error: ${err instanceof Error ? err.message : String(err)}`, ms: Date.now() - started, error: true };
+  }
+};

@@ -1,0 +1,121 @@
+import type { CallToolResult, ServerNotification, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { createParser } from 'eventsource-parser';
+import { createRun } from '../api/answer';
+import { describeIssues } from '../api/body';
+import { reasoningLine } from '../api/chat-completions';
+import { HttpError } from '../api/errors';
+import { runEvents, waitForRun } from '../api/run-stub';
+import { answerRequestSchema } from '../api/schemas';
+import type { RunView } from '../engine/run-view';
+import type { EventType } from '../engine/types';
+import { textResult } from './evidence-tools';
+import { inputJsonSchema } from './json-schema';
+
+/**
+ * The `answer` MCP tool: one run, as POST /v1/answer would start it (same validation, same owner), followed through
+ * its event stream. Each stored step becomes a progress notification when the client sent a progress token; the
+ * result is the answer as text plus {runId, status, answer, confidence, citations?} as structured content.
+ * The caller supplies no `context`: MCP requests stay within the 64 KB body limit.
+ */
+
+const answerInput = answerRequestSchema.omit({ context: true });
+
+export const describeAnswerTool = (): McpTool => ({
+  name: 'answer',
+  description:
+    'Answer a factual question over Wikipedia and Wikidata with the HQA agent (or another mode). Sends a progress notification per reasoning step; ' +
+    'returns the answer, its confidence (agreement of the sources that answered from evidence), citations when the run has them, and the runId ' +
+    '(GET /v1/runs/{runId} has the whole trace).',
+  inputSchema: inputJsonSchema(answerInput),
+  annotations: { readOnlyHint: true, openWorldHint: true },
+});
+
+export interface AnswerCall {
+  env: Env;
+  owner?: string;
+  args: unknown;
+  progressToken?: string | number;
+  notify: (notification: ServerNotification) => Promise<void>;
+  signal: AbortSignal;
+}
+
+const progressMessage = (type: string, data: Record<string, unknown>): string | undefined => {
+  if (type === 'run') return `run ${String(data.runId)} started (${String(data.mode)})`;
+  if (type === 'answer') return `answer: ${String(data.answer ?? '')}`;
+  return reasoningLine(type as EventType, data)?.trim();
+};
+
+/** Reads the run's events until `done` (or the stream ends), reporting each as progress. */
+const follow = async (call: AnswerCall, body: ReadableStream<Uint8Array> | null) => {
+  if (!body) return;
+  let done = false;
+  const pending: Array<{ id: number; message: string }> = [];
+  const parser = createParser({
+    onEvent: (m) => {
+      if (m.event === 'done') done = true;
+      let data: Record<string, unknown> = {};
+      try {
+        data = JSON.parse(m.data) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      const message = progressMessage(m.event ?? '', data);
+      if (message) pending.push({ id: Number(m.id), message: message.slice(0, 500) });
+    },
+  });
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    while (!done && !call.signal.aborted) {
+      const { value, done: ended } = await reader.read();
+      if (ended) break;
+      parser.feed(value);
+      for (const p of pending.splice(0)) {
+        if (call.progressToken === undefined) continue;
+        await call.notify({ method: 'notifications/progress', params: { progressToken: call.progressToken, progress: p.id, message: p.message } });
+      }
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+};
+
+const citationsOf = (view: RunView): unknown[] | undefined => {
+  const step = [...view.steps].reverse().find((s) => s.type === 'answer') as { citations?: unknown } | undefined;
+  return Array.isArray(step?.citations) ? step.citations : undefined;
+};
+
+export const callAnswerTool = async (call: AnswerCall): Promise<CallToolResult> => {
+  const parsed = answerInput.safeParse(call.args ?? {});
+  if (!parsed.success) return textResult(`invalid arguments for answer: ${describeIssues(parsed.error.issues)}`, true);
+  let started: Awaited<ReturnType<typeof createRun>>;
+  try {
+    started = await createRun(call.env, parsed.data, call.owner);
+  } catch (err) {
+    if (err instanceof HttpError) return textResult(err.message, true);
+    throw err;
+  }
+  const { runId, stub } = started;
+  // The client cancelled the request: the run ends too, as DELETE /v1/runs/{id} would end it.
+  const onAbort = () => void stub.cancel(call.owner).catch(() => {});
+  call.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    // A broken stream (the object restarted) only stops the progress; the result still comes from the run itself.
+    await follow(call, (await runEvents(stub, 0).catch(() => null))?.body ?? null).catch(() => {});
+    const view = await waitForRun(stub);
+    if (!view) return textResult(`run ${runId} was lost`, true);
+    const citations = citationsOf(view);
+    const structured = {
+      runId,
+      status: view.status,
+      answer: view.answer,
+      confidence: view.confidence,
+      agreementSources: view.agreementSources,
+      ...(citations ? { citations } : {}),
+    };
+    const err = view.error as { code?: string; message?: string } | null;
+    const text = view.answer !== null ? view.answer : `the run ended with status "${view.status}" and no answer${err?.message ? `: ${err.message}` : ''}`;
+    return { content: [{ type: 'text', text }], structuredContent: structured, ...(view.answer === null ? { isError: true } : {}) };
+  } finally {
+    call.signal.removeEventListener('abort', onAbort);
+  }
+};

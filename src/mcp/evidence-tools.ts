@@ -1,0 +1,33 @@
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { describeIssues } from '../api/body';
+import { HttpError } from '../api/errors';
+import { runToolByHand } from '../api/tool-runner';
+import type { Config } from '../config';
+import { hqaTools } from '../tools';
+import { inputJsonSchema } from './json-schema';
+import type { Tool } from '../tools/types';
+
+/**
+ * The six evidence tools as MCP tools: the same zod input schema that checks a call describes it (as JSON Schema),
+ * and the observation the agent would see is the text content. A tool that failed is a result with isError, as MCP
+ * asks for errors a model should read; an input that does not fit the schema is one too, naming the field.
+ */
+
+export const textResult = (text: string, isError = false): CallToolResult => ({ content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) });
+
+export const evidenceTools = (): Tool[] => hqaTools();
+
+export const describeEvidenceTools = (): McpTool[] =>
+  evidenceTools().map((t) => ({ name: t.name, description: t.description, inputSchema: inputJsonSchema(t.input), annotations: { readOnlyHint: true, openWorldHint: true } }));
+
+export const callEvidenceTool = async (env: Env, config: Config, tool: Tool, args: unknown, signal?: AbortSignal): Promise<CallToolResult> => {
+  const parsed = tool.input.safeParse(args ?? {});
+  if (!parsed.success) return textResult(`invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}`, true);
+  try {
+    const result = await runToolByHand(env, config, tool, parsed.data, signal);
+    return textResult(result.output, result.error === true);
+  } catch (err) {
+    if (err instanceof HttpError) return textResult(err.message, true);
+    throw err;
+  }
+};

@@ -1,0 +1,100 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { installScript } from '../../src/llm/scripted';
+import { deployedStyle, uniqueKey } from './helpers';
+
+/** The official MCP TypeScript client, talking Streamable HTTP to /mcp of the Worker under a deployed-style config. */
+const apiKey = uniqueKey('mcp');
+const call = deployedStyle({ API_KEYS: apiKey });
+
+// Ajv (the client's default JSON Schema validator) compiles with `new Function`, which workerd refuses; these
+// tools declare no output schema, so nothing needs validating.
+const noValidation = { getValidator: () => (input: unknown) => ({ valid: true as const, data: input as never, errorMessage: undefined }) };
+
+const connect = async (key = apiKey) => {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' }, { jsonSchemaValidator: noValidation });
+  const transport = new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
+    fetch: async (url, init) => call(new URL(url).pathname, init),
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
+  await client.connect(transport);
+  return client;
+};
+
+const textOf = (result: Record<string, unknown>) => ((result.content as Array<{ type: string; text?: string }>) ?? []).map((c) => c.text ?? '').join('\n');
+
+describe('/mcp with the official MCP client', () => {
+  it('lists the six evidence tools and answer, each with a JSON Schema input', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['answer', 'generateQuery', 'getLabel', 'getWikidataID', 'read', 'runQuery', 'wikisearch']);
+    const runQuery = tools.find((t) => t.name === 'runQuery')!;
+    expect(runQuery.inputSchema).toMatchObject({ type: 'object', properties: { sparql: { type: 'string' } }, required: ['sparql'] });
+    expect(tools.find((t) => t.name === 'answer')!.inputSchema).toMatchObject({ type: 'object', properties: { question: { type: 'string' } }, required: ['question'] });
+    // Self-contained schemas: a client cannot resolve references into our OpenAPI components.
+    expect(JSON.stringify(tools)).not.toContain('$ref');
+    await client.close();
+  });
+
+  it('runs runQuery on the bundled snapshot and returns the observation as text', async () => {
+    const client = await connect();
+    const result = await client.callTool({
+      name: 'runQuery',
+      arguments: { sparql: 'SELECT ?b ?bLabel WHERE { wd:Q42 wdt:P19 ?b . SERVICE wikibase:label { bd:serviceParam wikibase:language "en". } }' },
+    });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain('Cambridge');
+    const bad = await client.callTool({ name: 'runQuery', arguments: { query: 'x' } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toContain('sparql');
+    await client.close();
+  });
+
+  it('answers with progress notifications per step and the run id, answer and confidence at the end', async () => {
+    installScript({ final: ['three ticks'] });
+    const client = await connect();
+    const progress: Progress[] = [];
+    const result = await client.callTool(
+      { name: 'answer', arguments: { question: 'tick three times', variant: 'crag', mode: 'test-tool-loop', options: { calls: 3, runKey: 'mcp-ticks' } } },
+      undefined,
+      { onprogress: (p) => progress.push(p) },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe('three ticks');
+    const structured = result.structuredContent as { runId: string; status: string; answer: string; confidence: unknown };
+    expect(structured).toMatchObject({ status: 'succeeded', answer: 'three ticks' });
+    expect(structured).toHaveProperty('confidence');
+    // One notification per stored step, in order: run, then thought/action/observation per tick, then the answer.
+    expect(progress.length).toBeGreaterThanOrEqual(8);
+    expect(progress.map((p) => p.progress)).toEqual([...progress.map((p) => p.progress)].sort((a, b) => a - b));
+    expect(progress[0]!.message).toContain(structured.runId);
+    expect(progress.some((p) => p.message?.startsWith('Action: tick'))).toBe(true);
+    expect(progress.at(-1)!.message).toBe('answer: three ticks');
+    // The run is an ordinary run of this key.
+    const run = await (await call(`/v1/runs/${structured.runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json<any>();
+    expect(run).toMatchObject({ status: 'succeeded', answer: 'three ticks', mode: 'test-tool-loop' });
+    await client.close();
+  });
+
+  it('refuses a wrong key before any MCP message is handled', async () => {
+    await expect(connect(`${apiKey}-wrong`)).rejects.toThrow(/401|unauthorized/i);
+    const res = await call('/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(res.status).toBe(401);
+    expect((await res.json<any>()).error.code).toBe('unauthorized');
+  });
+
+  it('applies the /v1 body limits and answers GET with 405, in the API error shape', async () => {
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wikisearch', arguments: { query: 'x'.repeat(70_000) } } });
+    const tooLarge = await call('/mcp', { method: 'POST', headers, body: big });
+    expect(tooLarge.status).toBe(413);
+    expect((await tooLarge.json<any>()).error.code).toBe('payload_too_large');
+    const wrongType = await call('/mcp', { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: '{}' });
+    expect(wrongType.status).toBe(415);
+    const get = await call('/mcp', { headers });
+    expect(get.status).toBe(405);
+    expect((await get.json<any>()).error.code).toBe('method_not_allowed');
+  });
+});
