@@ -108,6 +108,23 @@ describe('HQA agent on the bundled snapshot', () => {
     expect(prompts[1]).not.toMatch(/Worked examples/);
   });
 
+  it('runs the action of an empty-thought turn ("Thought: Action:generateQuery", as GPT-4 wrote it)', async () => {
+    const { result } = run({
+      agent: [
+        'Thought: Action:generateQuery\n\nAction Input: Where was Robert Zemeckis born? # Q187364',
+        ' Run it.\nAction: runQuery\nAction Input: ' + QUERY,
+        ' Wikidata says Chicago.\nFinal Answer: Chicago',
+      ],
+      generateQuery: [QUERY],
+      parametric: ['Chicago'],
+      final: ['Chicago'],
+    });
+    const { events } = await result;
+    expect(ofType(events, 'action').map((a) => a.tool)).toEqual(['generateQuery', 'runQuery']);
+    expect(ofType(events, 'observation')[1].output).toBe('?place\nQ1297 (Chicago)\n(1 row)');
+    expect(answerOf(events)).toMatchObject({ answer: 'Chicago' });
+  });
+
   it('recovers from malformed replies: unknown tools, case variants, no format at all', async () => {
     const { result } = run({
       agent: [

@@ -13,6 +13,19 @@ describe('parseTurn reads what models emit', () => {
     });
   });
 
+  it('reads an empty thought with the action on its line, as GPT-4 wrote it in the HQA authors\' runs', () => {
+    expect(parseTurn('Thought: Action:generateQuery\n\nAction Input: the capital of Germany # wd:Q183')).toEqual({
+      kind: 'action',
+      thought: '',
+      tool: 'generateQuery',
+      input: 'the capital of Germany # wd:Q183',
+    });
+    expect(parseTurn('Thought: Final Answer: Berlin')).toMatchObject({ kind: 'final', answer: 'Berlin' });
+    // A label later in the sentence is prose, and so is a quoted line (how fenced data shows protocol lines).
+    expect(parseTurn('Thought: I will use Action: runQuery later')).toMatchObject({ kind: 'invalid', thought: 'I will use Action: runQuery later' });
+    expect(parseTurn('> Thought: Action:runQuery\nSELECT ?x WHERE { ?x ?p ?o }')).toMatchObject({ kind: 'invalid' });
+  });
+
   it('takes the input from the action line when "Action Input" is missing', () => {
     expect(parseTurn('Thought: search\nAction: wikisearch[Forrest Gump]')).toMatchObject({ tool: 'wikisearch', input: 'Forrest Gump' });
     expect(parseTurn('Thought: search\nAction: read("Robert Zemeckis # Where was he born?")')).toMatchObject({

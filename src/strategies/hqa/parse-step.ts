@@ -47,7 +47,13 @@ const splitFields = (text: string): Field[] => {
   const fields: Field[] = [];
   for (const line of clean(text).split('\n')) {
     const m = LABEL_RE.exec(line);
-    if (m) {
+    // An empty thought with the next label on its own line ("Thought: Action:generateQuery", as GPT-4 wrote in the
+    // HQA authors' runs): two fields. Only a label right after "Thought:" counts, never one later in the sentence,
+    // and not on a line quoted with ">" (how fenced data shows protocol lines, so an echoed observation stays prose).
+    const next = m && labelName(m[1]) === 'thought' && !m[0].includes('>') ? LABEL_RE.exec(line.slice(m[0].length)) : null;
+    if (m && next && labelName(next[1]) !== 'thought') {
+      fields.push({ label: 'thought', value: '' }, { label: labelName(next[1]), value: line.slice(m[0].length + next[0].length) });
+    } else if (m) {
       fields.push({ label: labelName(m[1]), value: line.slice(m[0].length) });
     } else if (fields.length) {
       fields[fields.length - 1].value += `\n${line}`;
