@@ -84,6 +84,8 @@ export const configSchema = z
       .regex(/^([a-z0-9][a-z0-9_-]{0,63})?$/, { message: 'FEWSHOT_LIBRARY must name a folder under fewshot/ (lowercase letters, digits, - and _), e.g. hqa-mintaka' })
       .optional()
       .transform((v) => (v ? v : undefined)),
+    /** Deadline of one POST /v1/tools/{name} call, model calls and their retries included (src/api/tools.ts). */
+    TOOL_TIMEOUT_MS: positiveInt(60_000),
     MAX_STEPS: positiveInt(40),
     MAX_LLM_CALLS: positiveInt(40),
     MAX_WALL_MS: positiveInt(300_000),

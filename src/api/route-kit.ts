@@ -35,6 +35,7 @@ const ERROR_TEXT = {
   500: 'the server failed (the message says what to fix when it is configuration)',
   502: 'the run ended without an answer',
   503: 'a dependency is not configured (no language model, no storage binding)',
+  504: 'a deadline passed before the work finished (the message names the setting)',
 } as const;
 
 type ErrorStatus = keyof typeof ERROR_TEXT;

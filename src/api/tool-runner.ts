@@ -28,15 +28,32 @@ const noModel = (reason: string): LLM => ({
 /**
  * Runs one tool outside any run, against the configured evidence: POST /v1/tools/{name} and the MCP tools.
  * A tool that needs a model when none is configured is a 503; a tool that fails answers its error as the observation
- * the agent would have seen.
+ * the agent would have seen. The whole call has one deadline, TOOL_TIMEOUT_MS, past which it is a 504 tool_timeout:
+ * a model that answers `Retry-After: 100000` would otherwise keep the retry loop (and the request) waiting for
+ * minutes. The deadline's signal stops the tool's own waits; the race answers even if a tool does not listen to it.
  */
 export const runToolByHand = async (env: Env, config: Config, tool: Tool, input: unknown, signal?: AbortSignal): Promise<HandRunResult> => {
   const llm = createLLM(config, { AI: (env as { AI?: Ai }).AI });
   if (!llm.ok && MODEL_TOOLS.has(tool.name)) throw new HttpError(503, 'llm_unavailable', `${tool.name} needs a language model. ${llm.reason}`);
   const services = createServices(config, env as never);
   const started = Date.now();
+  const deadline = new AbortController();
+  const timeout = new HttpError(
+    504,
+    'tool_timeout',
+    `${tool.name} did not finish within ${config.TOOL_TIMEOUT_MS} ms (TOOL_TIMEOUT_MS); the model or evidence server is slow or asked to retry later`,
+  );
+  const callerGone = () => deadline.abort(signal?.reason);
+  signal?.addEventListener('abort', callerGone);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      deadline.abort(timeout);
+      reject(timeout);
+    }, config.TOOL_TIMEOUT_MS);
+  });
   try {
-    const output = await tool.execute(
+    const running = tool.execute(
       {
         llm: llm.ok ? routeByPurpose(llm.llm, config.LLM_MODELS) : noModel(llm.reason),
         get evidence() {
@@ -45,12 +62,18 @@ export const runToolByHand = async (env: Env, config: Config, tool: Tool, input:
         get embedder() {
           return services.embedder();
         },
-        ...(signal ? { signal } : {}),
+        signal: deadline.signal,
       },
       input,
     );
+    running.catch(() => {}); // settled after the deadline: nobody is waiting for it any more
+    const output = await Promise.race([running, expired]);
     return { output, ms: Date.now() - started };
   } catch (err) {
+    if (deadline.signal.reason === timeout) throw timeout;
     return { output: `Error: ${err instanceof Error ? err.message : String(err)}`, ms: Date.now() - started, error: true };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', callerGone);
   }
 };

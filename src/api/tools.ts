@@ -29,7 +29,7 @@ const toolRoute = createRoute({
   },
   responses: {
     200: { description: 'what the tool returned; a tool that failed answers 200 with error: true, as the agent would observe it', content: json(toolResultSchema) },
-    ...errors(400, 404, 413, 415, 503),
+    ...errors(400, 404, 413, 415, 503, 504),
   },
 });
 

@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { deployedStyle } from './helpers';
+
+/**
+ * Issue 22: POST /v1/tools/generateQuery behind a model that answers `429 Retry-After: 100000` had not answered after
+ * 100 s (the retry loop honours Retry-After up to a minute per try, four times). Every tool call now has one deadline,
+ * TOOL_TIMEOUT_MS, and ends with 504 tool_timeout when it passes.
+ */
+afterEach(() => vi.restoreAllMocks());
+
+const slowDownModel = () => {
+  const calls: string[] = [];
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
+    calls.push(String(input instanceof Request ? input.url : input));
+    return new Response(JSON.stringify({ error: { message: 'slow down' } }), {
+      status: 429,
+      headers: { 'content-type': 'application/json', 'retry-after': '100000' },
+    });
+  });
+  return calls;
+};
+
+describe('a deadline on every tool route', () => {
+  const call = deployedStyle({ LLM_PROVIDER: 'openai', LLM_BASE_URL: 'http://model.invalid/v1', LLM_MODEL: 'm', TOOL_TIMEOUT_MS: '300' });
+  const runTool = (name: string, input: string) =>
+    call(`/v1/tools/${name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+
+  it('generateQuery behind a model asking to retry in 100000 s ends with 504 tool_timeout naming the setting', async () => {
+    const calls = slowDownModel();
+    const res = await runTool('generateQuery', 'Who wrote Hamlet? # Q692');
+    expect(res.status).toBe(504);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('tool_timeout');
+    expect(body.error.message).toContain('TOOL_TIMEOUT_MS');
+    expect(calls.some((u) => u.startsWith('http://model.invalid/'))).toBe(true);
+  });
+
+  it('read behind the same model ends the same way', async () => {
+    slowDownModel();
+    const res = await runTool('read', 'Douglas Adams # Where was he born?');
+    expect(res.status).toBe(504);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('tool_timeout');
+  });
+
+  it('a tool that needs no model still answers within the deadline', async () => {
+    const res = await deployedStyle({ TOOL_TIMEOUT_MS: '60000' })('/v1/tools/getLabel', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'Q42' }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { output: string }).output).toContain('Douglas Adams');
+  });
+});
