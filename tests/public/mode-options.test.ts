@@ -32,6 +32,13 @@ describe('options per mode', () => {
     });
   }
 
+  it('the list of what a mode takes names documented keys only', async () => {
+    const message = await errorOf(await post('/v1/answer', { question: QUESTION, mode: 'agent', options: { fewshots: 'dpp' } }));
+    expect(message).toMatch(/\(it takes: .*\bfewshot\b.*\)/);
+    expect(message).toMatch(/\bmodel\b/);
+    expect(message).not.toContain('testEvidence');
+  });
+
   it('every mode the service offers has its own options schema (a new mode must declare its options)', async () => {
     const health = (await (await exports.default.fetch('http://localhost/healthz')).json()) as { modes: string[] };
     expect(health.modes.length).toBeGreaterThan(5);
