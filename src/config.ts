@@ -55,6 +55,8 @@ export const configSchema = z
       .trim()
       .regex(/^(arc_[0-9a-f]{32})?$/, { message: 'EVIDENCE_REPLAY must be an archive id from POST /v1/archives (arc_ and 32 hex digits)' })
       .optional(),
+    /** The largest evidence archive POST /v1/archives accepts, in bytes (docs/ARCHIVE.md); default 16 MiB. */
+    ARCHIVE_MAX_BYTES: positiveInt(16 * 1024 * 1024),
     API_KEYS: z
       .string()
       .optional()

@@ -1,11 +1,11 @@
 import type { Config } from '../../src/config';
-import { loadArchive } from '../../src/engine/archives';
+import { archiveInfo, archiveReplaySource, type ArchiveBindings } from '../../src/engine/archives';
+import { OPEN_OWNER } from '../../src/engine/run-index';
 import { redact } from '../../src/engine/redact';
 import { createServices } from '../../src/engine/services';
 import type { RunRequest, Usage } from '../../src/engine/types';
 import {
   encodeArchive,
-  parseArchive,
   recordingEvidence,
   recordingKg,
   replayingEvidence,
@@ -13,7 +13,6 @@ import {
   sha256Hex,
   type EvidenceRecord,
   type KgGateway,
-  type RecordedResponse,
   type ReplaySource,
 } from '../../src/evidence/recording';
 import type { Evidence } from '../../src/evidence/types';
@@ -25,18 +24,11 @@ export const replayArchiveOf = (request: RunRequest, config: Config): string | u
   return typeof fromOptions === 'string' ? fromOptions : config.EVIDENCE_REPLAY || undefined;
 };
 
-const sourceOf = (records: Map<string, EvidenceRecord>): ReplaySource => ({
-  get: (key: string): RecordedResponse | undefined => records.get(key)?.response,
-});
-
 /**
  * Everything the run received from outside (evidence and CRAG KG calls): recorded into the run's store, served from an
  * uploaded archive when the run replays one, and exported again as an archive (docs/ARCHIVE.md).
  */
 export class RunEvidence {
-  /** The replayed archive, parsed once per instance. */
-  private replaySource: { archiveId: string; records: Map<string, EvidenceRecord> } | undefined;
-
   constructor(
     private readonly store: RunStore,
     private readonly env: Env,
@@ -70,14 +62,18 @@ export class RunEvidence {
     return (call, send) => record(call, () => fromArchive(call, send));
   }
 
-  /** The uploaded archive a replaying run reads from; null when no archive has that id. */
-  async loadReplay(archiveId: string): Promise<ReplaySource | null> {
-    if (this.replaySource?.archiveId === archiveId) return sourceOf(this.replaySource.records);
-    const text = await loadArchive(this.env as unknown as { DB: D1Database; ARCHIVES?: R2Bucket }, archiveId);
-    if (text === null) return null;
-    const { records } = parseArchive(text);
-    this.replaySource = { archiveId, records };
-    return sourceOf(records);
+  /**
+   * The uploaded archive a replaying run reads from, record by record as the run asks (never loaded whole); null
+   * when no archive has that id or it belongs to another key than the run's. The API refuses both before a run
+   * starts; the deploy's own EVIDENCE_REPLAY is the operator's and open to every run.
+   */
+  async loadReplay(meta: RunMeta, config: Config): Promise<ReplaySource | null> {
+    const archiveId = meta.replay!.archiveId;
+    const env = this.env as unknown as ArchiveBindings;
+    const info = await archiveInfo(env, archiveId);
+    const owner = meta.owner ?? OPEN_OWNER;
+    if (!info || (owner !== OPEN_OWNER && info.owner !== owner && archiveId !== config.EVIDENCE_REPLAY)) return null;
+    return archiveReplaySource(env, archiveId);
   }
 
   /** Stores one record, scrubbed of secrets; its body is addressed by its SHA-256. */

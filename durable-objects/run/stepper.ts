@@ -101,7 +101,7 @@ export class Stepper {
     const usage = structuredClone(meta.usage);
     let replay: ReplaySource | undefined;
     if (meta.replay) {
-      const loaded = await evidence.loadReplay(meta.replay.archiveId);
+      const loaded = await evidence.loadReplay(meta, config);
       if (!loaded) {
         clearTimeout(deadline);
         this.inflight = undefined;

@@ -5,6 +5,7 @@ import type { RunRequest } from '../engine/types';
 import { SSE_HEADERS, sseFrame } from '../engine/sse';
 import { createLLM } from '../llm';
 import { availableModes, defaultMode, strategyFor } from '../strategies';
+import { assertReplayable } from './archives';
 import { runScope } from './auth';
 import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
@@ -64,6 +65,7 @@ export const createRun = async (
   const options = checkOptions(mode, body.options);
   const contextProblem = strategyFor(mode, config)?.checkContext?.(body.context as Record<string, unknown> | undefined);
   if (contextProblem) throw new HttpError(400, 'invalid_context', contextProblem);
+  await assertReplayable(env, options, owner);
   const llm = createLLM(config, { AI: (env as { AI?: Ai }).AI });
   if (!llm.ok) throw new HttpError(503, 'llm_unavailable', llm.reason);
   // Claimed after validation, so a rejected request never holds an Idempotency-Key.
@@ -98,7 +100,7 @@ const answerRoute = createRoute({
         'text/event-stream': { schema: { type: 'string', description: 'SSE events; each id is the step number' } },
       },
     },
-    ...errors(400, 413, 415, 422, 503),
+    ...errors(400, 404, 413, 415, 422, 503),
   },
 });
 

@@ -9,6 +9,7 @@ import { checkOptions } from './options-schemas';
 import { decodeCursor, listRuns } from '../engine/run-index';
 import { SSE_HEADERS } from '../engine/sse';
 import { isTerminal } from '../engine/types';
+import { assertReplayable } from './archives';
 import { runScope } from './auth';
 import { HttpError } from './errors';
 import { idempotencyHeaders, idempotentRunId, REPLAYED_HEADER } from './idempotency';
@@ -184,6 +185,7 @@ export const runRoutes = apiRoutes()
     if (!llm.ok) throw new HttpError(503, 'llm_unavailable', llm.reason);
     const merged = { ...(found.source.request.options ?? {}), ...(body.options ?? {}), ...(body.model ? { model: body.model } : {}) };
     const options = checkOptions(found.source.request.mode, merged) ?? {};
+    await assertReplayable(c.env, options, runScope(c));
     const request: RunRequest = { ...found.source.request, ...(Object.keys(options).length ? { options } : {}) };
     const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], `POST /v1/runs/${id}/fork`, body);
     const { runId, replayed } = await claim(newRunId());

@@ -1,3 +1,4 @@
+import { bodyShapeProblem } from './replay-shapes';
 import { EvidenceError, type Evidence } from './types';
 
 /**
@@ -132,29 +133,69 @@ export const recordingKg =
 export const replayingKg =
   (source: ReplaySource, onMiss: (request: RecordedRequest) => void): KgGateway =>
   async (call) =>
-    String(answerFrom(source, { source: 'kg', endpoint: call.endpoint, args: call.args }, onMiss));
+    (await answerFrom(source, { source: 'kg', endpoint: call.endpoint, args: call.args }, onMiss)) as string;
 
-/** Thrown for a request an archive does not hold; the tool turns it into the observation the agent sees. */
+/**
+ * Thrown for a request an archive does not hold, or holds with an answer that is not one (`reason`); the tool turns
+ * it into the observation the agent sees. Either way the run goes on, and the miss is counted.
+ */
 export class ReplayMiss extends EvidenceError {
-  constructor(readonly request: RecordedRequest) {
-    super(`not in the recording: ${describeRequest(request)}`, 'not_found');
+  constructor(
+    readonly request: RecordedRequest,
+    reason?: string,
+  ) {
+    super(reason ? `the recording's answer to ${describeRequest(request)} is not usable (${reason}); treated as not in the recording` : `not in the recording: ${describeRequest(request)}`, 'not_found');
     this.name = 'ReplayMiss';
   }
 }
 
-/** Looks a request up in an archive; `onMiss` is told about each miss (the engine counts them in usage). */
+/** An archive's records by key; `get` answers a record's response as stored (JSON text), without loading the rest. */
 export interface ReplaySource {
-  get(key: string): RecordedResponse | undefined;
+  get(key: string): Promise<string | undefined>;
 }
 
-export const answerFrom = (source: ReplaySource, request: RecordedRequest, onMiss: (request: RecordedRequest) => void): unknown => {
-  const hit = source.get(requestKey(request));
-  if (!hit) {
+const ERROR_CODES: readonly string[] = ['refused', 'timeout', 'upstream', 'not_found', 'too_large', 'syntax'];
+
+/** The kind of answer a request expects: its Evidence method, or `kg`. */
+const kindOf = (request: RecordedRequest) => (request.source === 'kg' ? 'kg' : request.method);
+
+/**
+ * What is wrong with a stored response to `request`, or null: it must be `{body}` of the request's shape or
+ * `{error: {code, message}}`. Checked on upload (a refused line) and on replay (a miss), so a tool never sees a body
+ * of the wrong shape whatever the storage holds.
+ */
+export const responseProblem = (request: RecordedRequest, response: unknown): string | null => {
+  const r = response as Partial<{ body: unknown; error: { code?: unknown; message?: unknown } }> | null;
+  if (!r || typeof r !== 'object' || Array.isArray(r)) return 'the response must be {"body": …} or {"error": {"code", "message"}}';
+  if ('body' in r) return bodyShapeProblem(kindOf(request), r.body);
+  if ('error' in r && r.error && typeof r.error === 'object' && typeof r.error.message === 'string') return null;
+  return 'the response must be {"body": …} or {"error": {"code", "message"}}';
+};
+
+/** Looks a request up in an archive; `onMiss` is told about each miss (the engine counts them in usage). */
+export const answerFrom = async (source: ReplaySource, request: RecordedRequest, onMiss: (request: RecordedRequest) => void): Promise<unknown> => {
+  const stored = await source.get(requestKey(request));
+  if (stored === undefined) {
     onMiss(request);
     throw new ReplayMiss(request);
   }
-  if ('error' in hit) throw new EvidenceError(hit.error.message, (hit.error.code as EvidenceError['code']) ?? 'upstream');
-  return structuredClone(hit.body);
+  let response: unknown;
+  try {
+    response = JSON.parse(stored);
+  } catch {
+    response = undefined;
+  }
+  const problem = responseProblem(request, response);
+  if (problem) {
+    onMiss(request);
+    throw new ReplayMiss(request, problem);
+  }
+  const hit = response as RecordedResponse;
+  if ('error' in hit) {
+    const code = ERROR_CODES.includes(hit.error.code) ? (hit.error.code as EvidenceError['code']) : 'upstream';
+    throw new EvidenceError(hit.error.message, code);
+  }
+  return hit.body;
 };
 
 /** Evidence served from an archive only: nothing reaches Wikimedia, D1 or the snapshot. */
@@ -190,39 +231,19 @@ export class ArchiveFormatError extends Error {
   }
 }
 
-/**
- * Reads a JSONL archive into key → response. Hostile input: the header must name this format and version, every
- * line must be a record, the key is recomputed from the request (a record cannot claim another request's key).
- */
-export const parseArchive = (text: string, limits: { maxRecords: number } = { maxRecords: 1_000_000 }): { header: ArchiveHeader; records: Map<string, EvidenceRecord> } => {
-  const lines = text.split('\n');
-  let header: ArchiveHeader | undefined;
-  const records = new Map<string, EvidenceRecord>();
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
-    if (!line) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new ArchiveFormatError(`line ${i + 1} is not JSON`);
-    }
-    if (!header) {
-      const h = value as Partial<ArchiveHeader>;
-      if (h?.format !== ARCHIVE_FORMAT) throw new ArchiveFormatError(`line 1 must be the header {"format": "${ARCHIVE_FORMAT}", "version": ${ARCHIVE_VERSION}, …}`);
-      if (h.version !== ARCHIVE_VERSION) throw new ArchiveFormatError(`archive version ${String(h.version).slice(0, 20)} is not supported (this server reads version ${ARCHIVE_VERSION})`);
-      header = h as ArchiveHeader;
-      continue;
-    }
-    const record = checkRecord(value, i + 1);
-    if (records.size >= limits.maxRecords) throw new ArchiveFormatError(`the archive holds more than ${limits.maxRecords} records`);
-    records.set(record.key, record);
-  }
-  if (!header) throw new ArchiveFormatError('the archive is empty: it needs at least the header line');
-  return { header, records };
+/** Checks an archive's first line; throws ArchiveFormatError naming what is wrong. */
+export const checkHeader = (value: unknown): ArchiveHeader => {
+  const h = value as Partial<ArchiveHeader> | null;
+  if (h?.format !== ARCHIVE_FORMAT) throw new ArchiveFormatError(`line 1 must be the header {"format": "${ARCHIVE_FORMAT}", "version": ${ARCHIVE_VERSION}, …}`);
+  if (h.version !== ARCHIVE_VERSION) throw new ArchiveFormatError(`archive version ${String(h.version).slice(0, 20)} is not supported (this server reads version ${ARCHIVE_VERSION})`);
+  return h as ArchiveHeader;
 };
 
-const checkRecord = (value: unknown, line: number): EvidenceRecord => {
+/**
+ * Checks one record line (hostile input): a request of a known kind, a response of that request's shape. The key is
+ * recomputed from the request, so a record cannot claim another request's key.
+ */
+export const checkRecord = (value: unknown, line: number): EvidenceRecord => {
   const r = value as Partial<EvidenceRecord>;
   const req = r?.request as RecordedRequest | undefined;
   const res = r?.response as RecordedResponse | undefined;
@@ -233,6 +254,7 @@ const checkRecord = (value: unknown, line: number): EvidenceRecord => {
   } else if (req.source === 'kg') {
     if (typeof req.endpoint !== 'string' || !req.args || typeof req.args !== 'object') throw bad('a kg request needs an endpoint and an args object');
   } else throw bad('request.source must be "evidence" or "kg"');
-  if (!res || typeof res !== 'object' || !('body' in res || ('error' in res && typeof res.error?.message === 'string'))) throw bad('a record needs a response with body or error');
-  return { key: requestKey(req), request: req, response: res };
+  const problem = responseProblem(req, res);
+  if (problem) throw bad(`${req.source === 'kg' ? 'kg' : req.method}: ${problem}`);
+  return { key: requestKey(req), request: req, response: res as RecordedResponse };
 };

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
+import { archiveReplaySource } from '../../src/engine/archives';
 import { installScript } from '../../src/llm/scripted';
 import { tickExecutions } from '../../src/strategies/testing/tool-loop';
+import { deployedStyle, uniqueKey } from '../public/helpers';
 import { get, post } from './helpers';
 
 const waitUntilEnded = async (runId: string) => {
@@ -106,18 +108,142 @@ describe('recording and replaying a run', () => {
     expect(run.replay).toEqual({ archiveId, misses: run.usage.replayMisses });
   });
 
-  it('refuses an archive that is not one, and a run naming an archive that does not exist ends failed', async () => {
+  it('refuses an archive that is not one, and a run naming an archive that does not exist before it starts', async () => {
     const bad = await uploadArchive('{"hello": 1}\n');
     expect(bad.status).toBe(400);
     expect((await bad.json<any>()).error.code).toBe('invalid_archive');
     const wrongType = await exports.default.fetch('http://localhost/v1/archives', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
     expect(wrongType.status).toBe(415);
     installScript({ final: ['x'] });
-    const run = await (await post('/v1/answer', { question: 'tick', mode: 'test-tool-loop', options: { calls: 1, evidence: { replay: `arc_${'0'.repeat(32)}` } } })).json<any>();
-    expect(run.status).toBe('failed');
-    expect(run.error.code).toBe('archive_not_found');
+    const missing = await post('/v1/answer', { question: 'tick', mode: 'test-tool-loop', options: { calls: 1, evidence: { replay: `arc_${'0'.repeat(32)}` } } });
+    expect(missing.status).toBe(404);
+    expect((await missing.json<any>()).error).toMatchObject({ code: 'not_found', message: expect.stringContaining('POST /v1/archives') });
     const invalid = await post('/v1/answer', { question: 'tick', mode: 'test-tool-loop', options: { evidence: { replay: 'nope' } } });
     expect(invalid.status).toBe(400);
+  });
+});
+
+const HEADER = JSON.stringify({ format: 'humaniq-evidence-archive', version: 1, records: 0, createdAt: '2026-11-24T00:00:00.000Z' });
+const searchRecord = (query: string, hits: unknown) =>
+  // The agent's wikisearch asks for 5 hits.
+  JSON.stringify({ key: `evidence search ${JSON.stringify([query, 5])}`, request: { source: 'evidence', kind: 'static', method: 'search', args: [query, 5] }, response: { body: hits } });
+const hit = (title: string) => [{ title, snippet: `${title} is a 1994 film`, url: `https://en.wikipedia.org/wiki/${title}` }];
+const agentRun = (archiveId: string) =>
+  post('/v1/answer', { question: 'Who directed Forrest Gump?', mode: 'agent', options: { fewshot: 'zero-shot', evidence: { replay: archiveId } } });
+const observationsOf = (run: any): string[] => run.steps.filter((s: any) => s.type === 'observation').map((s: any) => s.output);
+
+describe('uploading an archive', () => {
+  it('refuses a body of blank lines at the first one, and stops reading a body that never ends', async () => {
+    let pulls = 0;
+    const blank = new TextEncoder().encode('\n'.repeat(64 * 1024));
+    const endless = new ReadableStream<Uint8Array>({
+      start: (c) => c.enqueue(new TextEncoder().encode(`${HEADER}\n`)),
+      pull: (c) => {
+        pulls++;
+        c.enqueue(blank);
+      },
+    });
+    const res = await exports.default.fetch('http://localhost/v1/archives', { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: endless });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { code: 'invalid_archive', message: 'line 2 is blank; an archive has one JSON object on every line' } });
+    // After the refusal the rest is dropped unread, up to 64 MiB (so clients that send everything first hear the answer).
+    expect(pulls).toBeLessThanOrEqual(64 * 16 + 2);
+  });
+
+  it('refuses a body that does not have the shape of its request kind, naming the line', async () => {
+    const res = await uploadArchive(`${HEADER}\n${searchRecord('Forrest Gump', hit('Forrest Gump'))}\n${searchRecord('Tom Hanks', { title: 'not a list' })}\n`);
+    expect(res.status).toBe(400);
+    expect((await res.json<any>()).error.message).toMatch(/^line 3: search: /);
+  });
+
+  it('keeps the first of repeated records: they collapse as they arrive and the first response is replayed', async () => {
+    const copies = Array.from({ length: 500 }, (_, i) => searchRecord('Forrest Gump', hit(i === 0 ? 'First Recorded' : `Later Copy ${i}`)));
+    const res = await uploadArchive(`${HEADER}\n${copies.join('\n')}\n`);
+    expect(res.status).toBe(201);
+    const { archiveId, records } = await res.json<any>();
+    expect(records).toBe(1);
+    installScript(agentScript());
+    const run = await (await agentRun(archiveId)).json<any>();
+    expect(observationsOf(run)[0]).toContain('First Recorded');
+    expect(observationsOf(run)[0]).not.toContain('Later Copy');
+  });
+
+  it('refuses an archive over ARCHIVE_MAX_BYTES with 413 and keeps nothing of it', async () => {
+    const app = deployedStyle({ ARCHIVE_MAX_BYTES: '4096' });
+    const lines = Array.from({ length: 200 }, (_, i) => searchRecord(`query ${i}`, hit(`Page ${i}`)));
+    const res = await app('/v1/archives', { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: `${HEADER}\n${lines.join('\n')}\n` });
+    expect(res.status).toBe(413);
+    expect((await res.json<any>()).error).toMatchObject({ code: 'payload_too_large', message: expect.stringContaining('over 4096 bytes') });
+    const { results } = await env.DB.prepare('SELECT count(*) AS n FROM archives WHERE complete = 0').all<{ n: number }>();
+    expect(results[0].n).toBe(0);
+  });
+});
+
+describe('replaying an archive', () => {
+  it('looks up each record by its key: one query per request, none for the rest of the archive', async () => {
+    const others = Array.from({ length: 300 }, (_, i) => searchRecord(`unrelated ${i}`, hit(`Other ${i}`)));
+    const { archiveId, records } = await (await uploadArchive(`${HEADER}\n${others.join('\n')}\n${searchRecord('Forrest Gump', hit('Forrest Gump'))}\n`)).json<any>();
+    expect(records).toBe(301);
+    const statements: Array<{ sql: string; args: unknown[] }> = [];
+    const watched = {
+      prepare: (sql: string) => {
+        const stmt = env.DB.prepare(sql);
+        const bind = stmt.bind.bind(stmt);
+        return Object.assign(stmt, { bind: (...args: unknown[]) => (statements.push({ sql, args }), bind(...args)) });
+      },
+      batch: (all: D1PreparedStatement[]) => env.DB.batch(all),
+    } as unknown as D1Database;
+    const source = archiveReplaySource({ DB: watched }, archiveId);
+    const body = await source.get('evidence search ["Forrest Gump",5]');
+    expect(JSON.parse(body!)).toEqual({ body: hit('Forrest Gump') });
+    expect(await source.get('evidence search ["never asked"]')).toBeUndefined();
+    const reads = statements.filter((s) => /FROM archive_records/.test(s.sql));
+    expect(reads).toHaveLength(2);
+    for (const r of reads) expect(r.sql).toMatch(/archive_id = \? AND record_key = \?/);
+  });
+
+  it('turns a stored body of the wrong shape into a clear observation, counted as a miss; the run goes on', async () => {
+    const { archiveId } = await (await uploadArchive(`${HEADER}\n${searchRecord('Forrest Gump', hit('Forrest Gump'))}\n`)).json<any>();
+    // Storage that changed under the server (or an archive stored before the shape check): the tool must not see it.
+    await env.DB.prepare('UPDATE archive_records SET piece = ? WHERE archive_id = ?').bind('{"body":{"hits":"not a list"}}', archiveId).run();
+    installScript(agentScript());
+    const run = await (await agentRun(archiveId)).json<any>();
+    expect(run.status).toBe('succeeded');
+    expect(observationsOf(run)[0]).toMatch(/the recording's answer to search\("Forrest Gump".*is not usable \(expected array/);
+    expect(run.usage.replayMisses).toBeGreaterThan(0);
+  });
+});
+
+describe('archives with API keys', () => {
+  const keyA = uniqueKey('arc-a');
+  const keyB = uniqueKey('arc-b');
+  const app = deployedStyle({ API_KEYS: `${keyA},${keyB}`, RATE_LIMIT_PER_MINUTE: '1000' });
+  const as = (key: string, path: string, body: unknown, type = 'application/json') =>
+    app(path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': type }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+  it("belong to the key that uploaded them: another key's replay, direct or through a fork's options, is a 404 before any run starts", async () => {
+    const upload = await as(keyA, '/v1/archives', `${HEADER}\n${searchRecord('Forrest Gump', hit('Forrest Gump'))}\n`, 'application/x-ndjson');
+    expect(upload.status).toBe(201);
+    const { archiveId } = await upload.json<any>();
+    const before = (await (await app('/v1/runs?limit=100', { headers: { authorization: `Bearer ${keyB}` } })).json<any>()).runs.length;
+
+    const direct = await as(keyB, '/v1/answer', { question: 'tick', mode: 'test-tool-loop', options: { calls: 0, evidence: { replay: archiveId } } });
+    expect(direct.status).toBe(404);
+    expect((await direct.json<any>()).error.code).toBe('not_found');
+
+    installScript({ final: ['own run of B'] });
+    const own = await (await as(keyB, '/v1/answer', { question: 'tick', mode: 'test-tool-loop', options: { calls: 1 } })).json<any>();
+    expect(own.status).toBe('succeeded');
+    const fork = await as(keyB, `/v1/runs/${own.runId}/fork`, { fromStep: 1, options: { evidence: { replay: archiveId } } });
+    expect(fork.status).toBe(404);
+    expect((await fork.json<any>()).error.code).toBe('not_found');
+    // Only B's own run was made.
+    expect((await (await app('/v1/runs?limit=100', { headers: { authorization: `Bearer ${keyB}` } })).json<any>()).runs.length).toBe(before + 1);
+
+    installScript({ final: ['replayed by A'] });
+    const mine = await as(keyA, '/v1/answer', { question: 'tick', mode: 'test-tool-loop', options: { calls: 0, evidence: { replay: archiveId } } });
+    expect(mine.status).toBe(200);
+    expect((await mine.json<any>()).replay).toEqual({ archiveId, misses: 0 });
   });
 });
 

@@ -17,9 +17,9 @@ describe('CRAG KG calls in a recording', () => {
     expect(live).toBe('{"price":187.5}');
     expect(records).toEqual([{ key: 'kg finance/get_price_history {"ticker_name":"AAPL"}', request: { source: 'kg', ...call }, response: { body: live } }]);
 
-    const archive = new Map(records.map((r) => [r.key, r.response]));
+    const archive = new Map(records.map((r) => [r.key, JSON.stringify(r.response)]));
     let misses = 0;
-    const replay = replayingKg({ get: (k) => archive.get(k) }, () => misses++);
+    const replay = replayingKg({ get: async (k) => archive.get(k) }, () => misses++);
     expect(await callKg('http://127.0.0.1:9999', call, 1_000, undefined, replay)).toBe(live);
     await expect(callKg('http://127.0.0.1:9999', { endpoint: 'finance/get_pe_ratio', args: { ticker_name: 'AAPL' } }, 1_000, undefined, replay)).rejects.toThrow(
       'not in the recording: kg finance/get_pe_ratio({"ticker_name":"AAPL"})',
