@@ -31,7 +31,7 @@ const kgEntitiesStep = async (state: RagState, ctx: RunContext): Promise<StepOut
     purpose: 'kg',
     messages: [
       { role: 'system', content: `${entitiesPrompt.trim()}\n\n${DATA_FENCE_RULE}` },
-      { role: 'user', content: `Domain: ${domain}\nQuery time: ${String(queryTime).slice(0, 60)}\n${fence('QUESTION', question)}` },
+      { role: 'user', content: `Domain: ${domain}\nQuery time: ${oneLine(String(queryTime)).slice(0, 60)}\n${fence('QUESTION', question)}` },
     ],
     maxTokens: 200,
     temperature: 0,

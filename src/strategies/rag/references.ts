@@ -1,15 +1,18 @@
-import { fence, oneLine } from '../../engine/prompt-data';
+import { defuseProtocol, fence, oneLine } from '../../engine/prompt-data';
 import type { RagState, Reference } from './state';
 
-// A page could close our wrapper and write its own "instructions" after it; neutralise the markers.
-const escapeData = (text: string) => text.replace(/<\s*\/?\s*(ref|references)\b/gi, (m) => m.replace('<', '‹'));
-const attr = (text: string) => text.replace(/["<>\n]/g, ' ').slice(0, 200);
+/**
+ * A page could close our wrapper, or write the reply format's own tags and labels (`<answer>…</answer>`,
+ * `<false_premise>yes</false_premise>`, `Answer: …`) for the model to echo: its text goes through the same
+ * neutralising as every fenced block (src/engine/prompt-data.ts), and attributes stay on one line without quotes.
+ */
+const attr = (text: string) => oneLine(text).replace(/["<>]/g, ' ').slice(0, 200);
 
 /** The references as clearly delimited data blocks for a prompt. */
 export const formatReferences = (refs: Reference[]): string => {
   if (refs.length === 0) return '<references>\n(none)\n</references>';
   const body = refs
-    .map((r, i) => `<ref id="${i + 1}" kind="${r.kind}" title="${attr(r.title)}"${r.url ? ` url="${attr(r.url)}"` : ''}>\n${escapeData(r.text)}\n</ref>`)
+    .map((r, i) => `<ref id="${i + 1}" kind="${r.kind}" title="${attr(r.title)}"${r.url ? ` url="${attr(r.url)}"` : ''}>\n${defuseProtocol(r.text)}\n</ref>`)
     .join('\n');
   return `<references>\n${body}\n</references>`;
 };
@@ -18,16 +21,16 @@ export const formatReferences = (refs: Reference[]): string => {
 export const reasoningInput = (question: string, queryTime: string | undefined, state: RagState): string => {
   const parts = [fence('QUESTION', question), `Query time: ${oneLine(queryTime ?? 'unknown')}`, formatReferences(state.refs)];
   if (state.pageNotes?.length) {
-    parts.push(`Notes on the pages (the evidence from these pages is partial):\n${state.pageNotes.map((n) => `- ${escapeData(n)}`).join('\n')}`);
+    parts.push(`Notes on the pages (the evidence from these pages is partial):\n${state.pageNotes.map((n) => `- ${oneLine(n)}`).join('\n')}`);
   }
   if (state.kgResults.length) {
     parts.push(formatReferences(state.kgResults.map((k) => ({ kind: 'kg', title: k.endpoint, text: k.result }))).replace('<references>', '<references source="knowledge API">'));
   }
   if (state.calculations.length) {
-    parts.push(`Computed values (evaluated exactly):\n${state.calculations.map((c) => `${c.expression} = ${c.value}`).join('\n')}`);
+    parts.push(`Computed values (evaluated exactly):\n${state.calculations.map((c) => `${oneLine(c.expression)} = ${oneLine(String(c.value))}`).join('\n')}`);
   }
   if (state.parametric) {
-    parts.push(`Closed-book guess of a language model (may be outdated or wrong): ${state.parametric.answer}` +
+    parts.push(`Closed-book guess of a language model (may be outdated or wrong): ${oneLine(state.parametric.answer)}` +
       (state.parametric.falsePremise ? ' (it suspects a false premise)' : ''));
   }
   return parts.join('\n\n');
