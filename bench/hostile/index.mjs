@@ -4,15 +4,18 @@
 // the slowest /healthz while it ran, and a normal request measured just before it and just after it.
 //
 //   npm run bench:hostile                 # all groups
-//   npm run bench:hostile -- requests     # one group: requests (pages, sandbox, bodies, auth), sparql, archives or live
+//   npm run bench:hostile -- requests     # one group: requests (pages, sandbox, bodies, auth), sparql, archives, live,
+//                                         # clients (dropped bodies, resets), origins (other sites' pages) or deadline (tools)
 //
 // A group is { run({ url, pid, stub, key }) → rows (shape in measure.mjs), setup?() → { vars, close } }. The
-// requests and sparql groups share one dev server; live (setup: a hostile Wikimedia stand-in) gets its own.
+// requests, sparql and clients groups share one dev server; live (setup: a hostile Wikimedia stand-in), origins (an
+// open server: no API_KEYS) and deadline (TOOL_TIMEOUT_MS lowered) each get their own.
 // The dev server runs with an API key, so every request from here carries it unless a case sends its own
 // Authorization header; RATE_LIMIT_PER_MINUTE is raised so the bench's own traffic is not throttled.
 import { startStub } from '../../tests/support/openai-stub.mjs';
 import { startDev } from '../../tests/support/dev-server.mjs';
 import { runArchiveCases } from './archives.mjs';
+import { clientsGroup, deadlineGroup, originsGroup } from './clients.mjs';
 import { liveGroup } from './live.mjs';
 import { printRows } from './measure.mjs';
 import { runRequestCases } from './requests.mjs';
@@ -20,7 +23,15 @@ import { runSparqlCases, workerdPid } from './sparql.mjs';
 
 // A group with `setup` gets a dev server of its own, started with the variables setup returns (live evidence
 // pointed at a hostile stand-in); the others share one. One server at a time, so the workerd RSS is the right one.
-const GROUPS = { requests: { run: runRequestCases }, sparql: { run: runSparqlCases }, archives: { run: runArchiveCases }, live: liveGroup };
+const GROUPS = {
+  requests: { run: runRequestCases },
+  sparql: { run: runSparqlCases },
+  archives: { run: runArchiveCases },
+  clients: clientsGroup,
+  live: liveGroup,
+  origins: originsGroup,
+  deadline: deadlineGroup,
+};
 const wanted = process.argv.slice(2).filter((a) => GROUPS[a]);
 const key = { value: `bench-${crypto.randomUUID()}`, limit: 120 };
 const selected = Object.entries(GROUPS).filter(([name]) => !wanted.length || wanted.includes(name));
