@@ -8,7 +8,7 @@
 //                                         # clients (dropped bodies, resets), origins (other sites' pages) or deadline (tools)
 //
 // A group is { run({ url, pid, stub, key }) → rows (shape in measure.mjs), setup?() → { vars, close } }. The
-// requests, sparql and clients groups share one dev server; live (setup: a hostile Wikimedia stand-in), origins (an
+// requests, sparql, archives and clients groups share one dev server; live (setup: a hostile Wikimedia stand-in), origins (an
 // open server: no API_KEYS) and deadline (TOOL_TIMEOUT_MS lowered) each get their own.
 // The dev server runs with an API key, so every request from here carries it unless a case sends its own
 // Authorization header; RATE_LIMIT_PER_MINUTE is raised so the bench's own traffic is not throttled.
