@@ -5,11 +5,12 @@
 //
 //   npm run bench:hostile                 # all groups
 //   npm run bench:hostile -- requests     # one group: requests (pages, sandbox, bodies, auth), sparql, archives, live,
-//                                         # clients (dropped bodies, resets), origins (other sites' pages) or deadline (tools)
+//                                         # clients (dropped bodies, resets), origins (other sites' pages), deadline (tools) or model
 //
 // A group is { run({ url, pid, stub, key }) → rows (shape in measure.mjs), setup?() → { vars, close } }. The
 // requests, sparql, archives and clients groups share one dev server; live (setup: a hostile Wikimedia stand-in), origins (an
-// open server: no API_KEYS) and deadline (TOOL_TIMEOUT_MS lowered) each get their own.
+// open server: no API_KEYS), deadline (TOOL_TIMEOUT_MS lowered) and model (a hostile model server) each get their own.
+// BENCH_PORTS=a,b,c,d pins the ports (stub, dev server, its inspector, the hostile stand-ins) on a shared machine.
 // The dev server runs with an API key, so every request from here carries it unless a case sends its own
 // Authorization header; RATE_LIMIT_PER_MINUTE is raised so the bench's own traffic is not throttled.
 import { startStub } from '../../tests/support/openai-stub.mjs';
@@ -17,6 +18,7 @@ import { startDev } from '../../tests/support/dev-server.mjs';
 import { runArchiveCases } from './archives.mjs';
 import { clientsGroup, deadlineGroup, originsGroup } from './clients.mjs';
 import { liveGroup } from './live.mjs';
+import { modelGroup } from './model.mjs';
 import { printRows } from './measure.mjs';
 import { runRequestCases } from './requests.mjs';
 import { runSparqlCases, workerdPid } from './sparql.mjs';
@@ -31,13 +33,15 @@ const GROUPS = {
   live: liveGroup,
   origins: originsGroup,
   deadline: deadlineGroup,
+  model: modelGroup,
 };
 const wanted = process.argv.slice(2).filter((a) => GROUPS[a]);
 const key = { value: `bench-${crypto.randomUUID()}`, limit: 120 };
 const selected = Object.entries(GROUPS).filter(([name]) => !wanted.length || wanted.includes(name));
 const batches = [selected.filter(([, g]) => !g.setup), ...selected.filter(([, g]) => g.setup).map((entry) => [entry])].filter((b) => b.length);
 
-const stub = await startStub();
+const ports = process.env.BENCH_PORTS?.split(',').map(Number);
+const stub = await startStub({ port: ports?.[0] ?? 0 });
 let devUrl = '';
 const plainFetch = globalThis.fetch;
 globalThis.fetch = (input, init = {}) => {
@@ -52,6 +56,7 @@ try {
   for (const batch of batches) {
     const own = batch[0][1].setup ? await batch[0][1].setup() : { vars: {}, close: async () => {} };
     const dev = await startDev({
+      ports: ports && [ports[1], ports[2]],
       vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', API_KEYS: key.value, RATE_LIMIT_PER_MINUTE: String(key.limit), ...own.vars },
     });
     devUrl = dev.url;

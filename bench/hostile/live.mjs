@@ -8,11 +8,18 @@ import { measureCase } from './measure.mjs';
 const MB = 1024 * 1024;
 const ROW = '{"a":{"type":"uri","value":"http://www.wikidata.org/entity/Q64"}},';
 
-/** Streams `head`, then `unit` until `bytes` (or for ever), then `tail`; stops when the client goes away. */
-const stream = (res, { status = 200, head, unit, bytes = Infinity, tail = '' }) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
+/**
+ * Streams `head`, then `unit` until `bytes` (or for ever), then `tail`; stops when the client goes away. With `everyMs`,
+ * one `unit` per tick (a body that keeps arriving slowly). Shared with the model group (model.mjs).
+ */
+export const stream = (res, { status = 200, head, unit, bytes = Infinity, tail = '', everyMs = 0, type = 'application/json' }) => {
+  res.writeHead(status, { 'content-type': type });
   res.write(head);
   let sent = head.length;
+  if (everyMs) {
+    const tick = setInterval(() => res.write(unit), everyMs);
+    return void res.on('close', () => clearInterval(tick));
+  }
   const block = unit.repeat(Math.ceil(64 * 1024 / unit.length));
   const pump = () => {
     while (sent < bytes) {

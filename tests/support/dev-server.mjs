@@ -20,12 +20,13 @@ export const freePort = () =>
   });
 
 /**
- * @param {{ vars?: Record<string, string>, args?: string[], stateDir?: string, timeoutMs?: number }} [options]
+ * @param {{ vars?: Record<string, string>, args?: string[], stateDir?: string, timeoutMs?: number, ports?: [number, number] }} [options]
  *   vars: `--var KEY:VALUE` pairs; args: further wrangler arguments; stateDir: where the fresh `--persist-to`
- *   folder is made (default the OS temp dir).
+ *   folder is made (default the OS temp dir); ports: HTTP and inspector port (default two free ones), for a machine
+ *   where each user keeps to a range.
  */
-export const startDev = async ({ vars = {}, args = [], stateDir = tmpdir(), timeoutMs = 90_000 } = {}) => {
-  const [port, inspector] = [await freePort(), await freePort()];
+export const startDev = async ({ vars = {}, args = [], stateDir = tmpdir(), timeoutMs = 90_000, ports } = {}) => {
+  const [port, inspector] = ports ?? [await freePort(), await freePort()];
   const persist = mkdtempSync(join(stateDir, 'humaniq-dev-'));
   const varArgs = Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]);
   const child = spawn(
