@@ -1,5 +1,9 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+/** The real benchmark files (tests/support/benchmark-data.ts); Worker tests read them through this alias. */
+const DATA_DIR = resolve(import.meta.dirname, process.env.BENCHMARK_DATA || '../shared/data');
 
 // Two projects: code that ships in the Worker is tested inside workerd; the CLI,
 // the browser suite and the wrangler dry-runs are Node programs and are tested in Node.
@@ -17,6 +21,7 @@ export default defineConfig({
             },
           }),
         ],
+        resolve: { alias: { '@benchmark-data': DATA_DIR } },
         test: {
           name: 'workers',
           // Pre-bundle the big dependencies: loaded file by file, zod and openai alone cost seconds per test file.

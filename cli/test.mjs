@@ -2,9 +2,15 @@
 // `npm test`: generated types up to date, type-check, then every vitest project. workerd prints a few messages while
 // the test pool tears objects down (a WebSocket peer gone, the crash that `abortAllDurableObjects()` simulates on
 // purpose); they are not failures, so they are filtered here and counted in one line. Everything else passes through.
-// Ends with a plain `N passed, N failed, N skipped` line. Extra arguments go to vitest (`npm test -- tests/hqa`).
+// Ends with a plain `N passed, N failed, N skipped` line, and a line saying how many tests skipped because the benchmark
+// data folder (BENCHMARK_DATA, default ../shared/data) lacks their files. Extra arguments go to vitest (`npm test -- tests/hqa`).
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { countDataSkips, dataSkipLine } from './data-skips.mjs';
 
 const args = process.argv.slice(2);
 const tty = process.stdout.isTTY;
@@ -38,6 +44,7 @@ const filter = (stream, out) => {
   let inNoise = false;
   createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
     const plain = stripAnsi(line);
+    if (/^JSON report written to /.test(plain)) return;
     if (NOISE.some((re) => re.test(plain))) {
       hidden++;
       inNoise = true;
@@ -50,7 +57,17 @@ const filter = (stream, out) => {
   });
 };
 
-const child = spawn('npx', ['vitest', 'run', ...args], {
+// Tests that need the data folder are marked in their titles (cli/data-skips.mjs); a JSON report beside the usual
+// output lets us count the ones that skipped.
+const DATA_DIR = resolve(fileURLToPath(new URL('..', import.meta.url)), process.env.BENCHMARK_DATA || '../shared/data');
+const reportDir = mkdtempSync(join(tmpdir(), 'humaniq-test-report-'));
+const report = join(reportDir, 'vitest.json');
+const ownReporter = args.some((a) => a.startsWith('--reporter'));
+const reporterArgs = ownReporter ? [] : ['--reporter=default', '--reporter=json', `--outputFile.json=${report}`];
+
+const dataSkips = () => (existsSync(report) ? countDataSkips(JSON.parse(readFileSync(report, 'utf8'))) : 0);
+
+const child = spawn('npx', ['vitest', 'run', ...reporterArgs, ...args], {
   stdio: ['inherit', 'pipe', 'pipe'],
   env: { ...process.env, ...(tty ? { FORCE_COLOR: '1' } : {}) },
 });
@@ -60,5 +77,8 @@ child.on('close', (code) => {
   if (hidden) console.log(`(${hidden} workerd teardown messages hidden: WebSocket peer disconnected / abortAllDurableObjects)`);
   const count = (word) => Number(new RegExp(`(\\d+) ${word}`).exec(summary)?.[1] ?? 0);
   if (summary) console.log(`\n${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
+  const line = dataSkipLine(dataSkips(), DATA_DIR);
+  rmSync(reportDir, { recursive: true, force: true });
+  if (line) console.log(line);
   process.exit(code ?? 1);
 });

@@ -6,7 +6,7 @@ import { createStaticEvidence } from '../../src/evidence/static';
  * The SPARQL cost estimate must not refuse what the store answers cheaply: real gold queries (chained property-path
  * closures, qualifiers, FILTERs) run on the snapshot, through the same budget check and metered engine as runQuery.
  */
-const qaldFiles = import.meta.glob<string>('../../../shared/data/qald9plus/*.json', { query: '?raw', import: 'default', eager: true });
+const qaldFiles = import.meta.glob<string>('@benchmark-data/qald9plus/*.json', { query: '?raw', import: 'default', eager: true });
 const goldQueries = Object.values(qaldFiles).flatMap((text) =>
   (JSON.parse(text) as { questions: Array<{ id: string; query?: { sparql?: string } }> }).questions
     .filter((q) => q.query?.sparql)
@@ -43,7 +43,7 @@ describe('SPARQL cost estimate and gold queries', () => {
     expect(failures).toEqual([expect.stringMatching(/^unbound: Refused before running/)]);
   });
 
-  it.skipIf(goldQueries.length === 0)('runs every QALD-9-Plus gold query in the data folder', async () => {
+  it.skipIf(goldQueries.length === 0)('runs every QALD-9-Plus gold query in the data folder [benchmark data]', async () => {
     expect(goldQueries.length).toBeGreaterThan(50);
     expect(await failuresOf(goldQueries)).toEqual([]);
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dataPath, needsData } from '../support/benchmark-data';
 
 /**
  * Issue 18: `npm run eval -- --record` writes one archive of every run's evidence; a second evaluation with
@@ -12,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
  * with the OpenAI-compatible stub answering the gold) on a few real Mintaka questions.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const DATA = resolve(ROOT, '../shared/data/mintaka/dev_sample.json');
+const DATA = dataPath('mintaka/dev_sample.json');
 const dir = mkdtempSync(join(tmpdir(), 'eval-archive-'));
 
 const evalCli = (...flags: string[]) => {
@@ -27,7 +28,7 @@ const evalCli = (...flags: string[]) => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!existsSync(DATA))('evaluation archives', () => {
+describe.skipIf(!existsSync(DATA))(needsData('evaluation archives'), () => {
   it('--record writes one deduplicated archive, and a second evaluation with --replay has 0 misses', { timeout: 300_000 }, () => {
     const file = join(dir, 'mintaka.jsonl');
     const recorded = evalCli('--out', join(dir, 'rec'), '--record', file);

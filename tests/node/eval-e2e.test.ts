@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMintaka } from '../../src/eval/loaders/mintaka';
 import { startStub } from '../support/openai-stub.mjs';
 import { startDev, type DevServer } from '../support/dev-server.mjs';
+import { dataPath, needsData } from '../support/benchmark-data';
 
 /**
  * `npm run eval` end to end: the eval CLI as a child process against a real `wrangler dev` whose model is the
@@ -14,7 +15,7 @@ import { startDev, type DevServer } from '../support/dev-server.mjs';
  * questions whose gold is "True" can match).
  */
 const ROOT = resolve(import.meta.dirname, '../..');
-const DATA = resolve(ROOT, '../shared/data/mintaka/dev_sample.json');
+const DATA = dataPath('mintaka/dev_sample.json');
 const N = 20;
 
 const runCli = (args: string[]) =>
@@ -27,7 +28,7 @@ const runCli = (args: string[]) =>
     child.on('close', (code) => ok({ code, stdout, stderr }));
   });
 
-describe.skipIf(!existsSync(DATA))('npm run eval against wrangler dev with a model stub', () => {
+describe.skipIf(!existsSync(DATA))(needsData('npm run eval against wrangler dev with a model stub'), () => {
   let stub: { url: string; setScript: (s: Record<string, string[]>) => void; close: () => Promise<void> };
   let dev: DevServer | undefined;
   let base = '';

@@ -7,9 +7,10 @@ import { loadBenchmark, parseHybridQAReference } from '../../src/eval/loaders/in
 import { readBenchmarkText } from '../../src/eval/node/read-text';
 import { indexPredictions, scoreBenchmark } from '../../src/eval/score';
 import type { EvalItem, Prediction } from '../../src/eval/types';
+import { dataPath, needsData } from '../support/benchmark-data';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const data = resolve(repoRoot, '../shared/data');
+const data = dataPath('.');
 const fixtures = join(repoRoot, 'tests/eval/fixtures');
 const hasData = existsSync(data);
 
@@ -34,7 +35,7 @@ const goldAsPrediction = (item: EvalItem): Prediction => {
 
 const perfect = (items: EvalItem[]) => indexPredictions(items.map(goldAsPrediction));
 
-describe.skipIf(!hasData)('loaders on ../shared/data', () => {
+describe.skipIf(!hasData)(needsData('loaders on the benchmark data folder'), () => {
   it('Mintaka sample: 71 questions, all answer types; gold scores 100', async () => {
     const items = loadBenchmark('mintaka', readBenchmarkText(join(data, 'mintaka/dev_sample.json')));
     expect(items).toHaveLength(71);

@@ -14,10 +14,11 @@ import { mmqaFiles } from '../../src/eval/node/mmqa-files';
 import { readBenchmarkText } from '../../src/eval/node/read-text';
 import { indexPredictions, scoreBenchmark } from '../../src/eval/score';
 import { parseProgramContext } from '../../src/strategies/program/input';
+import { dataPath, needsData } from '../support/benchmark-data';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixture = join(repoRoot, 'tests/fixtures/mmqa');
-const questions = resolve(repoRoot, '../shared/data/mmqa/MMQA_dev_first300.jsonl.gz');
+const questions = dataPath('mmqa/MMQA_dev_first300.jsonl.gz');
 const hasData = existsSync(questions);
 const load = () => loadBenchmark('mmqa', readBenchmarkText(questions));
 const byPrefix = (items: ReturnType<typeof load>, prefix: string) => items.find((i) => i.id.startsWith(prefix))!;
@@ -36,7 +37,7 @@ describe('MMQA link keys', () => {
   });
 });
 
-describe.skipIf(!hasData)('MMQA contexts from the official formats (fixture) for real dev questions', () => {
+describe.skipIf(!hasData)(needsData('MMQA contexts from the official formats (fixture) for real dev questions'), () => {
   it('keeps the 8 questions the fixture covers and says why the other 292 are skipped', () => {
     const items = load();
     expect(items).toHaveLength(300);

@@ -1,7 +1,5 @@
 /// <reference types="node" />
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadQald9Plus } from '../../src/eval/loaders/qald9plus';
 import type { QaldLabelTable } from '../../src/eval/metrics/qald-labels';
@@ -10,9 +8,9 @@ import { renderReport } from '../../src/eval/report/html';
 import { indexPredictions, scoreBenchmark } from '../../src/eval/score';
 import type { EvalItem, Prediction } from '../../src/eval/types';
 import { startWikidataApi } from '../support/wikidata-api-stub.mjs';
+import { dataPath, needsData } from '../support/benchmark-data';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const QALD = resolve(ROOT, '../shared/data/qald9plus/qald_9_plus_test_wikidata_half_a.json');
+const QALD = dataPath('qald9plus/qald_9_plus_test_wikidata_half_a.json');
 
 /** Names as Wikidata has them (label first, then aliases), served by the local API stand-in. */
 const NAMES: Record<string, Record<string, string[]>> = {
@@ -77,7 +75,7 @@ describe('QALD answer sets', () => {
   });
 });
 
-describe.skipIf(!existsSync(QALD))('QALD scoring on the real QALD-9-Plus file (half a)', () => {
+describe.skipIf(!existsSync(QALD))(needsData('QALD scoring on the real QALD-9-Plus file (half a)'), () => {
   const items = existsSync(QALD) ? loadQald9Plus(readFileSync(QALD, 'utf8')) : [];
   const one = (id: string) => items.filter((i) => i.id === id);
 

@@ -16,6 +16,7 @@ import type { Benchmark, EvalItem, Prediction } from '../../src/eval/types';
 import { startDev, type DevServer } from '../support/dev-server.mjs';
 import { startStub } from '../support/openai-stub.mjs';
 import { startWikidataApi } from '../support/wikidata-api-stub.mjs';
+import { dataPath, needsData } from '../support/benchmark-data';
 
 /**
  * The rehearsal of issue 13: each benchmark's real sample goes through `npm run dev` (wrangler dev) with the
@@ -25,12 +26,12 @@ import { startWikidataApi } from '../support/wikidata-api-stub.mjs';
  * --rehearse` runs whole files. QALD names come from a local stand-in of the Wikidata API.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const DATA = resolve(ROOT, '../shared/data');
+const DATA = dataPath('.');
 const NAMES = JSON.parse(readFileSync(join(ROOT, 'tests/eval/fixtures/qald9plus-half-a-names.json'), 'utf8')).entities;
 
 const read = (path: string) => readBenchmarkText(join(DATA, path));
 
-describe.skipIf(!existsSync(DATA))('rehearsal: gold answers through the real service score 100 or name their quirk', () => {
+describe.skipIf(!existsSync(DATA))(needsData('rehearsal: gold answers through the real service score 100 or name their quirk'), () => {
   let stub: { url: string; setScript: (s: unknown) => void; close: () => Promise<void> };
   let dev: DevServer | undefined;
   let api: Awaited<ReturnType<typeof startWikidataApi>>;
@@ -138,7 +139,7 @@ describe.skipIf(!existsSync(DATA))('rehearsal: gold answers through the real ser
   }, 120_000);
 });
 
-describe.skipIf(!existsSync(DATA))('npm run eval -- --rehearse', () => {
+describe.skipIf(!existsSync(DATA))(needsData('npm run eval -- --rehearse'), () => {
   it('starts its own service and stub, prints the main metric and names the quirk of each item below 100', async () => {
     const out = mkdtempSync(join(tmpdir(), 'rehearsal-cli-'));
     try {

@@ -1,7 +1,6 @@
 /// <reference types="node" />
 import { existsSync, readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contextSchema } from '../../src/api/schemas';
 import { loadBenchmark } from '../../src/eval/loaders/index';
@@ -9,13 +8,13 @@ import { prepareContexts } from '../../src/eval/node/contexts';
 import { hybridqaTables } from '../../src/eval/node/hybridqa-tables';
 import { readBenchmarkText } from '../../src/eval/node/read-text';
 import { parseProgramContext } from '../../src/strategies/program/input';
+import { dataPath, needsData } from '../support/benchmark-data';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const data = resolve(repoRoot, '../shared/data/hybridqa');
+const data = dataPath('hybridqa');
 const wikiTables = join(data, 'WikiTables-WithLinks');
 const hasData = existsSync(join(wikiTables, 'tables_tok'));
 
-describe.skipIf(!hasData)('HybridQA contexts from the real WikiTables-WithLinks files', () => {
+describe.skipIf(!hasData)(needsData('HybridQA contexts from the real WikiTables-WithLinks files'), () => {
   const tables = hasData ? hybridqaTables(wikiTables) : undefined;
   const ids = hasData ? readdirSync(join(wikiTables, 'tables_tok')).map((f) => f.replace(/\.json$/, '')) : [];
 

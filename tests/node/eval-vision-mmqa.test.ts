@@ -10,6 +10,7 @@ import { runEvaluation } from '../../src/eval/node/evaluate';
 import { readBenchmarkText } from '../../src/eval/node/read-text';
 import { startDev, type DevServer } from '../support/dev-server.mjs';
 import { startStub } from '../support/openai-stub.mjs';
+import { dataPath, needsData } from '../support/benchmark-data';
 
 /**
  * MultiModalQA image questions through `npm run dev` with the OpenAI-compatible stub and LLM_MODEL_VISION set:
@@ -17,10 +18,10 @@ import { startStub } from '../support/openai-stub.mjs';
  * rehearsal of the same fixture is in eval-rehearsal.test.ts.)
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const QUESTIONS = resolve(ROOT, '../shared/data/mmqa/MMQA_dev_first300.jsonl.gz');
+const QUESTIONS = dataPath('mmqa/MMQA_dev_first300.jsonl.gz');
 const FIXTURE = join(ROOT, 'tests/fixtures/mmqa');
 
-describe.skipIf(!existsSync(QUESTIONS))('MMQA image questions with a vision model, through the real service', () => {
+describe.skipIf(!existsSync(QUESTIONS))(needsData('MMQA image questions with a vision model, through the real service'), () => {
   let stub: { url: string; requests: { purpose: string; body: any }[]; setScript: (s: unknown) => void; close: () => Promise<void> };
   let dev: DevServer | undefined;
   const dirs: string[] = [];

@@ -1,24 +1,23 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHUNK_OPTIONS, maxChunkChars, processPage } from '../../src/web';
+import { dataPath, needsData } from '../support/benchmark-data';
 
-// Resolved relative to the repository, as a fresh clone has `../shared` beside it.
-const dataPath = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/data/crag/sample5.jsonl.gz');
-const present = existsSync(dataPath);
+// In the benchmark data folder (BENCHMARK_DATA, default ../shared/data beside the checkout).
+const cragPages = dataPath('crag/sample5.jsonl.gz');
+const present = existsSync(cragPages);
 
 const loadPages = () => {
   const pages: { url: string; html: string }[] = [];
-  for (const line of gunzipSync(readFileSync(dataPath)).toString('utf8').split('\n')) {
+  for (const line of gunzipSync(readFileSync(cragPages)).toString('utf8').split('\n')) {
     if (!line.trim()) continue;
     for (const r of JSON.parse(line).search_results ?? []) pages.push({ url: r.page_url ?? '', html: r.page_result ?? '' });
   }
   return pages;
 };
 
-describe.skipIf(!present)('web processing on the 25 real CRAG pages', () => {
+describe.skipIf(!present)(needsData('web processing on the 25 real CRAG pages'), () => {
   const pages = present ? loadPages() : [];
   const processed = pages.map((p) => ({ ...p, out: processPage(p.html) }));
 

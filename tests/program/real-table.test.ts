@@ -3,13 +3,13 @@ import { hybridqaContext, type WikiTable } from '../../src/eval/contexts/hybridq
 import { installScript } from '../../src/llm/scripted';
 import { post } from '../engine/helpers';
 
-// The real WikiTables-WithLinks files in ../shared (absent on machines without the data: the tests skip).
-const tableFiles = import.meta.glob<string>('../../../shared/data/hybridqa/WikiTables-WithLinks/tables_tok/*.json', {
+// The real WikiTables-WithLinks files in the benchmark data folder (BENCHMARK_DATA, default ../shared/data; the tests skip without them).
+const tableFiles = import.meta.glob<string>('@benchmark-data/hybridqa/WikiTables-WithLinks/tables_tok/*.json', {
   query: '?raw',
   import: 'default',
   eager: true,
 });
-const requestFiles = import.meta.glob<string>('../../../shared/data/hybridqa/WikiTables-WithLinks/request_tok/*.json', {
+const requestFiles = import.meta.glob<string>('@benchmark-data/hybridqa/WikiTables-WithLinks/request_tok/*.json', {
   query: '?raw',
   import: 'default',
   eager: true,
@@ -23,7 +23,7 @@ const contextOf = (id: string) =>
 
 const fence = (code: string) => `\`\`\`javascript\n${code}\n\`\`\``;
 
-describe.skipIf(tables.size === 0)('POST /v1/answer, program mode, real HybridQA tables', () => {
+describe.skipIf(tables.size === 0)('POST /v1/answer, program mode, real HybridQA tables [benchmark data]', () => {
   it('accepts a built context and runs a program that reads a linked passage', async () => {
     const context = contextOf('1947_BAA_draft_0');
     const llm = installScript({
