@@ -12,7 +12,7 @@ import { apiRoutes, errors, json } from './route-kit';
 /** One record line at most (a page with its sections and tables is far smaller; docs/EVIDENCE.md, "Reproducible runs", sizes a 200-question archive at a few MB); the whole file is ARCHIVE_MAX_BYTES. */
 export const MAX_ARCHIVE_LINE_CHARS = 4 * 1024 * 1024;
 /** A 200-question evaluation records a few thousand distinct requests. */
-export const MAX_ARCHIVE_RECORDS = 50_000;
+export const MAX_ARCHIVE_RECORDS = 20_000;
 
 /** JSONL types only: like the JSON routes, no type a browser may send cross-origin without a preflight. */
 const ARCHIVE_MEDIA_TYPE = /^application\/(x-ndjson|jsonl|x-jsonlines|json)$/;
@@ -24,7 +24,7 @@ const uploadRoute = createRoute({
   summary: 'Upload an evidence archive to replay runs from',
   description:
     'The body is an archive in the JSONL format of GET /v1/runs/{id}/evidence (Content-Type application/x-ndjson; at most ARCHIVE_MAX_BYTES, ' +
-    '16 MiB by default, 4 MiB per line and 50,000 distinct records). A repeated request keeps its first response. The archive belongs to the ' +
+    '16 MiB by default, 4 MiB per line and 20,000 distinct records). A repeated request keeps its first response. The archive belongs to the ' +
     "caller's key: use the returned id as `options.evidence.replay` of that key's runs, or as the deploy-wide EVIDENCE_REPLAY.",
   // Read and checked by the handler as a stream: a JSONL archive is no JSON document for a validator to parse.
   request: { body: { required: true, content: { 'application/x-ndjson': { schema: { type: 'string' } } } } },

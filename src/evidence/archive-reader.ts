@@ -153,12 +153,12 @@ export const readArchiveStream = async (
 const YIELD_EVERY_CHARS = 256 * 1024;
 
 /**
- * After a refusal the rest of the body is read and dropped (nothing is kept), up to 64 MiB or 5 s, then the read is
+ * After a refusal the rest of the body is read and dropped (nothing is kept), up to 64 MiB or 10 s, then the read is
  * cancelled. A client that sends its whole body before it reads the answer (fetch, and wrangler dev's proxy in front of
  * `npm run dev`) otherwise sees a reset connection instead of the refusal.
  */
 const DISCARD_BYTES = 64 * 1024 * 1024;
-const DISCARD_MS = 5_000;
+const DISCARD_MS = 10_000;
 
 const discardRest = async (reader: ReadableStreamDefaultReader<Uint8Array>) => {
   const until = Date.now() + DISCARD_MS;

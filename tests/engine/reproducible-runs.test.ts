@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { env, exports } from 'cloudflare:workers';
-import { archiveReplaySource } from '../../src/engine/archives';
+import { archiveInfo, archiveReplaySource, createArchive } from '../../src/engine/archives';
 import { installScript } from '../../src/llm/scripted';
 import { tickExecutions } from '../../src/strategies/testing/tool-loop';
 import { deployedStyle, uniqueKey } from '../public/helpers';
@@ -295,5 +295,52 @@ describe('a strategy whose start throws', () => {
     expect(run.status).toBe('failed');
     expect(run.error).toEqual({ code: 'step_failed', message: 'start failed on purpose' });
     expect(run.answer).toBeNull();
+  });
+});
+
+/** The part of an R2 bucket the archive store uses, in memory: put, get (with a byte range), list by prefix, delete. */
+const memoryBucket = () => {
+  const objects = new Map<string, Uint8Array>();
+  const body = (bytes: Uint8Array) => ({ text: async () => new TextDecoder().decode(bytes), json: async () => JSON.parse(new TextDecoder().decode(bytes)) });
+  return {
+    objects,
+    put: async (key: string, value: string | Uint8Array) => void objects.set(key, typeof value === 'string' ? new TextEncoder().encode(value) : value),
+    get: async (key: string, options?: { range?: { offset: number; length: number } }) => {
+      const bytes = objects.get(key);
+      if (!bytes) return null;
+      const r = options?.range;
+      return body(r ? bytes.subarray(r.offset, r.offset + r.length) : bytes);
+    },
+    list: async ({ prefix }: { prefix: string }) => ({ objects: [...objects.keys()].filter((k) => k.startsWith(prefix)).map((key) => ({ key })), truncated: false }),
+    delete: async (keys: string[]) => keys.forEach((k) => objects.delete(k)),
+  };
+};
+
+describe('archives in R2 (deploys)', () => {
+  it('stores records in chunks with an index, answers each by key, and a refused upload leaves nothing', async () => {
+    const bucket = memoryBucket();
+    const bindings = { DB: env.DB, ARCHIVES: bucket as unknown as R2Bucket };
+    const writer = await createArchive(bindings, 'key:abc');
+    const keys = Array.from({ length: 4_500 }, (_, i) => `evidence wikidataId ["Title ${i}"]`);
+    // A 10 MB body fills a chunk of its own; the small ones share the next.
+    await writer.add('evidence page ["Ünïcödé"]', JSON.stringify({ body: null, note: 'é'.repeat(5_000_000) }));
+    for (const [i, key] of keys.entries()) await writer.add(key, JSON.stringify({ body: `Q${i}` }));
+    // Nothing is visible before the upload was read whole.
+    expect(await archiveInfo(bindings, writer.archiveId)).toBeNull();
+    await writer.commit(keys.length + 1);
+    expect(await archiveInfo(bindings, writer.archiveId)).toMatchObject({ owner: 'key:abc', records: 4_501 });
+    const names = [...bucket.objects.keys()].map((k) => k.split('/').at(-1));
+    expect(names.filter((n) => n!.startsWith('index-'))).toHaveLength(3);
+    expect(names.filter((n) => n!.startsWith('chunk-'))).toHaveLength(2);
+
+    const source = archiveReplaySource(bindings, writer.archiveId);
+    expect(await source.get('evidence wikidataId ["Title 4321"]')).toBe('{"body":"Q4321"}');
+    expect(JSON.parse((await source.get('evidence page ["Ünïcödé"]'))!).note).toHaveLength(5_000_000);
+    expect(await source.get('evidence wikidataId ["never stored"]')).toBeUndefined();
+
+    const refused = await createArchive(bindings, 'key:abc');
+    await refused.add(keys[0], '{"body":"Q0"}');
+    await refused.abort();
+    expect([...bucket.objects.keys()].some((k) => k.includes(refused.archiveId))).toBe(false);
   });
 });
