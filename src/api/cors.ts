@@ -41,20 +41,46 @@ const foreignOrigin = (req: { url: string; header(name: string): string | undefi
   return undefined;
 };
 
+const fromBrowser = (req: { header(name: string): string | undefined }) => req.header('sec-fetch-site') !== undefined || req.header('origin') !== undefined;
+
+/**
+ * Whether an open server answers browsers at this host name. DNS rebinding makes another site's page same-origin with
+ * the server (its name now resolves to 127.0.0.1), so the origin check above cannot see it; the host name can. An IP
+ * address or a loopback name cannot be rebound; any other name must be one the operator listed in CORS_ORIGINS.
+ */
+const servesHost = (hostname: string, origins: string[]) =>
+  hostname === 'localhost' ||
+  hostname.endsWith('.localhost') ||
+  /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname) ||
+  hostname.startsWith('[') ||
+  origins.some((o) => o !== '*' && new URL(o).hostname === hostname);
+
 /**
  * Refuses requests that another site's page sends, unless CORS_ORIGINS names that origin (or is `*`, allowed only
  * with API_KEYS). A browser still delivers a "simple" cross-site POST (a form, text/plain) and only hides the reply,
  * and an open server (no API_KEYS) has no key to stop it, so the refusal happens here, before any route runs and
  * whatever the method. Top-level navigations (a link to /openapi.json) pass: the user sees the page, not the site
- * that linked it. Requests without browser origin headers (curl, the OpenAI SDK) are not affected.
+ * that linked it. Requests without browser origin headers (curl, the OpenAI SDK) are not affected. An open server
+ * also refuses browsers that reach it under a host name it does not know (servesHost: DNS rebinding).
  */
 export const refuseForeignPages = (): MiddlewareHandler<{ Bindings: Env }> => async (c, next) => {
-  const origin = foreignOrigin(c.req);
-  if (origin === undefined) return next();
-  const config = configOf(c.env);
-  if (config.CORS_ORIGINS.includes('*') || config.CORS_ORIGINS.includes(origin)) return next();
   const navigation = c.req.header('sec-fetch-mode') === 'navigate' && (c.req.method === 'GET' || c.req.method === 'HEAD');
   if (navigation) return next();
+  const origin = foreignOrigin(c.req);
+  const config = configOf(c.env);
+  if (origin === undefined) {
+    if (config.API_KEYS.length || !fromBrowser(c.req) || servesHost(new URL(c.req.url).hostname, config.CORS_ORIGINS)) return next();
+    const host = new URL(c.req.url).host;
+    return c.json(
+      errorBody(
+        'host_refused',
+        `browser requests to ${host} are refused: this server has no API_KEYS, so browsers may use it only at localhost or an IP address ` +
+          `(a site whose name now points at this machine could otherwise use it); to serve pages at ${host}, name its origin in CORS_ORIGINS or set API_KEYS`,
+      ),
+      403,
+    );
+  }
+  if (config.CORS_ORIGINS.includes('*') || config.CORS_ORIGINS.includes(origin)) return next();
   const hint = config.API_KEYS.length
     ? 'add the origin to CORS_ORIGINS to allow it'
     : 'this server has no API_KEYS, so only its own pages may use it; name trusted origins in CORS_ORIGINS';

@@ -1,4 +1,6 @@
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app';
 import { deployedStyle, uniqueKey } from './helpers';
 
 const EVIL = 'https://evil.example.com';
@@ -121,5 +123,33 @@ describe('an open server (no API_KEYS) serves only its own pages', () => {
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     }
+  });
+});
+
+describe('an open server and DNS rebinding', () => {
+  /** A request as the browser sends it when a site's name has been made to resolve to the server's address. */
+  const at = (base: string, vars: Record<string, string>, headers: Record<string, string>) =>
+    buildApp().fetch(new Request(`${base}/v1/runs`, { headers }), { ...(env as unknown as Record<string, unknown>), ...vars } as unknown as Env);
+  const sameOrigin = (base: string) => ({ origin: base, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' });
+
+  it('refuses a browser that reaches it under a name it does not know, even though the page is "same-origin"', async () => {
+    const res = await at('http://rebound.example.com:8787', {}, sameOrigin('http://rebound.example.com:8787'));
+    expect(res.status).toBe(403);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('host_refused');
+    expect(body.error.message).toContain('CORS_ORIGINS');
+  });
+
+  it('serves browsers at loopback names and IP addresses, names listed in CORS_ORIGINS, and any non-browser client', async () => {
+    for (const base of ['http://127.0.0.1:8787', 'http://localhost:8787', 'http://app.localhost:8787', 'http://[::1]:8787', 'http://192.168.1.20:8787']) {
+      expect((await at(base, {}, sameOrigin(base))).status, base).toBe(200);
+    }
+    expect((await at('https://qa.example.org', { CORS_ORIGINS: 'https://qa.example.org' }, sameOrigin('https://qa.example.org'))).status).toBe(200);
+    expect((await at('http://rebound.example.com:8787', {}, {})).status).toBe(200);
+  });
+
+  it('with API keys the host name is not checked (a page needs a key to get anywhere)', async () => {
+    const res = await at('https://api.example.org', { API_KEYS: uniqueKey('cors') }, sameOrigin('https://api.example.org'));
+    expect(res.status).toBe(401);
   });
 });
