@@ -49,6 +49,22 @@ export const configSchema = z
     WIKIDATA_SPARQL_URL: url('WIKIDATA_SPARQL_URL').default('https://query.wikidata.org/sparql'),
     WIKIDATA_API_URL: url('WIKIDATA_API_URL').default('https://www.wikidata.org/w/api.php'),
     CRAG_API_URL: url('CRAG_API_URL').optional(),
+    /**
+     * The politeness gate in front of every live host (durable-objects/politeness-gate.ts). `off` sends at once and
+     * keeps only the shared cache: for a mirror of your own that needs no protection, or to measure what politeness costs.
+     */
+    POLITENESS: z.enum(['on', 'off'], { message: 'POLITENESS must be "on" (default) or "off"' }).default('on'),
+    /** WDQS policy: about 60 s of query time per minute per client; the default keeps a margin for queries in flight. */
+    WDQS_QUERY_SECONDS_PER_MINUTE: positiveInt(50),
+    /** WDQS policy: 30 erroring queries per minute; the default keeps a margin for queries in flight. */
+    WDQS_ERRORS_PER_MINUTE: positiveInt(25),
+    WDQS_CONCURRENCY: positiveInt(5),
+    /** MediaWiki's API etiquette asks for serial requests; a mirror of your own may allow more. */
+    MEDIAWIKI_CONCURRENCY: positiveInt(1),
+    /** `maxlag` sent with every MediaWiki request (the documented recommendation is 5 s); 0 sends none. */
+    MEDIAWIKI_MAXLAG: z.coerce.number({ message: 'MEDIAWIKI_MAXLAG must be a whole number of seconds (0 sends none)' }).int().min(0).max(60).default(5),
+    /** The longest one request waits at a gate; a host that asks for a longer wait fails the request unsent. */
+    POLITENESS_MAX_WAIT_MS: positiveInt(60_000),
     /** Serve every run's evidence from this uploaded archive (POST /v1/archives) instead of the snapshot or Wikimedia. */
     EVIDENCE_REPLAY: z
       .string()

@@ -2,7 +2,7 @@ import type { Config } from '../../src/config';
 import { archiveInfo, archiveReplaySource, type ArchiveBindings } from '../../src/engine/archives';
 import { OPEN_OWNER } from '../../src/engine/run-index';
 import { redact } from '../../src/engine/redact';
-import { createServices } from '../../src/engine/services';
+import { createServices, type ServiceCaller } from '../../src/engine/services';
 import type { RunRequest, Usage } from '../../src/engine/types';
 import {
   encodeArchive,
@@ -40,10 +40,10 @@ export class RunEvidence {
   }
 
   /** The run's services with its evidence recorded, and served from the archive when the run replays one. */
-  services(config: Config, request: RunRequest, usage: Usage, replay: ReplaySource | undefined) {
+  services(config: Config, request: RunRequest, usage: Usage, replay: ReplaySource | undefined, caller: ServiceCaller) {
     // Test builds only: a run may ask for live evidence, so a workerd test can record against a stubbed Wikimedia.
     const evidenceConfig: Config = config.TEST_MODE && request.options?.testEvidence === 'live' ? { ...config, EVIDENCE: 'live' } : config;
-    const base = createServices(evidenceConfig, this.env as never);
+    const base = createServices(evidenceConfig, this.env as never, caller);
     const onMiss = () => {
       usage.replayMisses = (usage.replayMisses ?? 0) + 1;
     };

@@ -3,6 +3,7 @@ import { createRunContext } from '../../src/engine/context';
 import { limitsFor } from '../../src/engine/limits';
 import { indexRunStatus } from '../../src/engine/run-index';
 import { createToolRegistry } from '../../src/engine/services';
+import { withNotes } from '../../src/engine/step-notes';
 import { isTerminal, LimitError, type RunRequest } from '../../src/engine/types';
 import type { ReplaySource } from '../../src/evidence/recording';
 import { createLLM } from '../../src/llm';
@@ -110,17 +111,21 @@ export class Stepper {
       }
       replay = loaded;
     }
+    // Waits at politeness gates and shortened prompts join the step's trace.
+    const notes: string[] = [];
+    const note = (text: string) => void notes.push(text);
     const ctx = createRunContext({
       runId: meta.runId,
       request: meta.request,
       config,
       llm: llm.llm,
-      services: evidence.services(config, meta.request, usage, replay),
+      services: evidence.services(config, meta.request, usage, replay, { signal: controller.signal, usage, note }),
       kg: evidence.kg(config, usage, replay),
       tools: createToolRegistry(strategyTools(config)),
       usage,
       llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
       signal: controller.signal,
+      note,
     });
 
     let state = meta.state;
@@ -131,9 +136,10 @@ export class Stepper {
         meta.status = 'running';
         await ledger.index(() => indexRunStatus(env.DB, meta.runId, { status: 'running' }));
       }
-      const outcome = await untilAborted(strategy.step(state, ctx), controller.signal);
+      const stepped = await untilAborted(strategy.step(state, ctx), controller.signal);
       // A cancel or the watchdog may have ended the run while this step ran; its result is not wanted then.
       if (this.endedMeanwhile()) return;
+      const outcome = { ...stepped, events: withNotes(stepped.events, notes) };
       const next: RunMeta = { ...meta, state: outcome.state, usage, steps: meta.steps + 1 };
       if (outcome.done) {
         const ending = honestEnding(outcome.events);

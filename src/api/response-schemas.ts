@@ -35,6 +35,10 @@ export const usageSchema = z
     byPurpose: z.record(z.string(), purposeUsage).meta({ description: 'per purpose (agent, code, check, attribute, vision, …): calls, tokens and the model that served it' }),
     byTool: z.record(z.string(), z.number().int()).meta({ description: 'calls per tool' }),
     replayMisses: z.number().int().optional().meta({ description: 'replayed runs only: evidence requests the archive did not hold' }),
+    evidence: z
+      .object({ cacheHits: z.number().int(), cacheMisses: z.number().int(), gateWaits: z.number().int(), gateWaitMs: z.number().int() })
+      .optional()
+      .meta({ description: 'live evidence: requests served by the cache all runs share, requests sent upstream, and waits at the politeness gates' }),
   })
   .openapi('Usage');
 

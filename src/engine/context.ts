@@ -30,6 +30,8 @@ export interface ContextParts {
   signal?: AbortSignal;
   /** Records or replays CRAG KG API calls (see src/evidence/recording.ts). */
   kg?: KgGateway;
+  /** A sentence for the step's trace (a prompt shortened to fit the model's window). */
+  note?: (text: string) => void;
 }
 
 const MAX_OBSERVATION_CHARS = 8_000;

@@ -8,12 +8,23 @@ import { toolRegistry, type Tool, type ToolRegistry } from '../tools/types';
 import { createVectorIndex } from '../vectors';
 import type { VectorIndex } from '../vectors/types';
 import type { Services } from './context';
+import type { Usage } from './types';
+import { addCacheLookup, addGateWait } from './usage';
 
 /** Bindings the services may use; only the modules behind them reach Cloudflare-only bindings. */
 export interface ServiceBindings {
   DB: D1Database;
   AI?: Ai;
   VECTORIZE?: VectorizeIndex;
+  POLITENESS_GATE?: DurableObjectNamespace;
+}
+
+/** The run the services work for: its signal ends waits at the politeness gates; its usage and trace hear of them. */
+export interface ServiceCaller {
+  signal?: AbortSignal;
+  usage?: Usage;
+  /** A sentence for the step's trace (a wait at a gate). */
+  note?: (text: string) => void;
 }
 
 const once = <T>(make: () => T) => {
@@ -22,8 +33,23 @@ const once = <T>(make: () => T) => {
 };
 
 /** Evidence, embeddings and vectors, each created on first use. */
-export const createServices = (config: Config, bindings: ServiceBindings): Services => ({
-  evidence: once<Evidence>(() => createEvidence(config, { DB: bindings.DB })),
+export const createServices = (config: Config, bindings: ServiceBindings, caller: ServiceCaller = {}): Services => ({
+  evidence: once<Evidence>(() =>
+    createEvidence(
+      config,
+      { DB: bindings.DB, POLITENESS_GATE: bindings.POLITENESS_GATE },
+      {
+        caller: {
+          signal: caller.signal,
+          onWait: (text, ms) => {
+            if (caller.usage) addGateWait(caller.usage, ms);
+            caller.note?.(text);
+          },
+          onCache: (hit) => caller.usage && addCacheLookup(caller.usage, hit),
+        },
+      },
+    ),
+  ),
   embedder: once<Embedder>(() => createEmbedder(config, { AI: bindings.AI })),
   vectors: once<VectorIndex>(() => createVectorIndex(config, { DB: bindings.DB, VECTORIZE: bindings.VECTORIZE })),
 });

@@ -51,9 +51,9 @@ export interface AnswerData {
 /** The events of a run, also its SSE event names. */
 export type EventInput =
   | { type: 'run'; data: { runId: string; variant: Variant; mode: string; question: string } }
-  | { type: 'thought'; data: { text: string } }
-  | { type: 'action'; data: { tool: string; input: unknown } }
-  | { type: 'observation'; data: { tool: string; output: string; ms: number; error?: boolean; detail?: unknown } }
+  | { type: 'thought'; data: { text: string; notes?: string[] } }
+  | { type: 'action'; data: { tool: string; input: unknown; notes?: string[] } }
+  | { type: 'observation'; data: { tool: string; output: string; ms: number; error?: boolean; detail?: unknown; notes?: string[] } }
   | { type: 'answer'; data: AnswerData }
   | { type: 'error'; data: { code: string; message: string } }
   | { type: 'done'; data: { status: RunStatus; usage: Usage; timings: Timings } };
@@ -87,6 +87,15 @@ export interface Usage {
   byTool: Record<string, number>;
   /** Replayed runs only: evidence requests the archive did not hold (each answered "not in the recording"). */
   replayMisses?: number;
+  /** Live evidence: requests answered by the cache every run shares, requests sent, and waits at politeness gates. */
+  evidence?: EvidenceUsage;
+}
+
+export interface EvidenceUsage {
+  cacheHits: number;
+  cacheMisses: number;
+  gateWaits: number;
+  gateWaitMs: number;
 }
 
 export interface Timings {

@@ -1,5 +1,5 @@
 import type { Purpose, TokenUsage } from '../llm/types';
-import type { Usage } from './types';
+import type { EvidenceUsage, Usage } from './types';
 
 export const emptyUsage = (): Usage => ({
   llmCalls: 0,
@@ -33,5 +33,23 @@ export const addLLMCall = (usage: Usage, purpose: Purpose, tokens: TokenUsage, m
 export const addToolCall = (usage: Usage, tool: string): Usage => {
   usage.toolCalls += 1;
   usage.byTool[tool] = (usage.byTool[tool] ?? 0) + 1;
+  return usage;
+};
+
+const evidenceOf = (usage: Usage): EvidenceUsage => (usage.evidence ??= { cacheHits: 0, cacheMisses: 0, gateWaits: 0, gateWaitMs: 0 });
+
+/** One live evidence request: served from the shared cache, or sent upstream. */
+export const addCacheLookup = (usage: Usage, hit: boolean): Usage => {
+  const e = evidenceOf(usage);
+  if (hit) e.cacheHits += 1;
+  else e.cacheMisses += 1;
+  return usage;
+};
+
+/** One wait at a politeness gate. */
+export const addGateWait = (usage: Usage, ms: number): Usage => {
+  const e = evidenceOf(usage);
+  e.gateWaits += 1;
+  e.gateWaitMs += Math.round(ms);
   return usage;
 };

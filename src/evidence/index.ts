@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { LLM } from '../llm/types';
 import { createLiveEvidence, type LiveOptions } from './live';
+import { gatesFor, type GateCaller, type GateNamespace } from './live/politeness';
 import { createStaticEvidence, type SnapshotBundle } from './static';
 import type { Evidence } from './types';
 
@@ -9,6 +10,8 @@ export { EvidenceError } from './types';
 
 export interface EvidenceBindings {
   DB: D1Database;
+  /** One politeness gate per live host, shared by every run (durable-objects/politeness-gate.ts). */
+  POLITENESS_GATE?: DurableObjectNamespace;
 }
 
 export interface EvidenceDeps {
@@ -18,7 +21,11 @@ export interface EvidenceDeps {
   bundle?: SnapshotBundle;
   /** Live mode: HTTP knobs (timeouts, retries, cache). */
   live?: LiveOptions;
+  /** Live mode: the run behind these requests (its signal ends a wait at a gate; waits and cache lookups are told). */
+  caller?: GateCaller & { onCache?: (hit: boolean) => void };
 }
+
+const LIVE_TIMEOUT_MS = 15_000;
 
 /**
  * The evidence the config asks for: `static` (bundled snapshot: oxigraph + D1 FTS5, offline) or `live` (Wikimedia APIs
@@ -26,5 +33,12 @@ export interface EvidenceDeps {
  */
 export const createEvidence = (config: Config, bindings: EvidenceBindings, deps: EvidenceDeps = {}): Evidence =>
   config.EVIDENCE === 'live'
-    ? createLiveEvidence(config, deps.live)
+    ? createLiveEvidence(config, {
+        maxlag: config.MEDIAWIKI_MAXLAG,
+        onCache: deps.caller?.onCache,
+        ...(bindings.POLITENESS_GATE
+          ? { gateFor: gatesFor(config, bindings.POLITENESS_GATE as unknown as GateNamespace, deps.caller ?? {}, deps.live?.timeoutMs ?? LIVE_TIMEOUT_MS) }
+          : {}),
+        ...deps.live,
+      })
     : createStaticEvidence({ db: bindings.DB, bundle: deps.bundle });

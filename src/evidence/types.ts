@@ -73,7 +73,8 @@ export interface Evidence {
 }
 
 export class EvidenceError extends Error {
-  constructor(message: string, readonly code: 'refused' | 'timeout' | 'upstream' | 'not_found' | 'too_large' | 'syntax') {
+  /** `backoff`: the host asked every client to wait longer than this request may, so it was not sent. */
+  constructor(message: string, readonly code: 'refused' | 'timeout' | 'upstream' | 'not_found' | 'too_large' | 'syntax' | 'backoff') {
     super(message);
     this.name = 'EvidenceError';
   }

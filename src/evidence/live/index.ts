@@ -7,7 +7,13 @@ import { liveHttp, type HttpOptions } from './http';
 
 export const USER_AGENT = 'humaniq-answers/0.1 (factual question answering over Wikipedia and Wikidata; Cloudflare Worker)';
 
-export type LiveOptions = Partial<Omit<HttpOptions, 'endpoints'>> & { maxRows?: number; maxResultBytes?: number; maxTables?: number };
+export type LiveOptions = Partial<Omit<HttpOptions, 'endpoints'>> & {
+  maxRows?: number;
+  maxResultBytes?: number;
+  maxTables?: number;
+  /** Seconds of replication lag past which MediaWiki should refuse (and say how long to wait) instead of answering; 0 or absent sends none. */
+  maxlag?: number;
+};
 
 /** Tables kept per page (a long list article has dozens; the read tool ranks what it gets against the question). */
 const MAX_TABLES = 20;
@@ -62,9 +68,12 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
   const wikiBase = `${new URL(config.WIKIPEDIA_API_URL).origin}/wiki/`;
   const pageUrl = (title: string) => wikiBase + encodeURIComponent(title.replace(/ /g, '_'));
 
+  // Non-interactive clients are asked to send maxlag, so a lagging wiki sheds them first.
+  const lag: Record<string, string> = options.maxlag ? { maxlag: String(options.maxlag) } : {};
+
   const mw = (params: Record<string, string>) => {
     const url = new URL(config.WIKIPEDIA_API_URL);
-    for (const [k, v] of Object.entries({ ...params, format: 'json', formatversion: '2' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({ ...params, format: 'json', formatversion: '2', ...lag })) url.searchParams.set(k, v);
     return http.getJson(url);
   };
 
@@ -131,7 +140,7 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
       const found = new Map<string, EntityLabel>();
       for (let i = 0; i < clean.length; i += 50) {
         const url = new URL(config.WIKIDATA_API_URL);
-        const params = { action: 'wbgetentities', ids: clean.slice(i, i + 50).join('|'), props: 'labels|descriptions', languages: language, format: 'json' };
+        const params = { action: 'wbgetentities', ids: clean.slice(i, i + 50).join('|'), props: 'labels|descriptions', languages: language, format: 'json', ...lag };
         for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
         const data = (await http.getJson(url)) as {
           entities?: Record<string, { missing?: string; labels?: Record<string, { value: string }>; descriptions?: Record<string, { value: string }> }>;

@@ -1,0 +1,39 @@
+type Handle = (request: Request) => Promise<Response>;
+
+export interface WdqsStats {
+  requests: number;
+  answered: number;
+  tooMany: number;
+  failed: number;
+  insideRetryAfter: number;
+  peakQueryMsPerMinute: number;
+  withoutUserAgent: number;
+  distinctQueries: number;
+}
+
+export declare const createWdqsStandIn: (options?: {
+  queryMsPerMinute?: number;
+  errorsPerMinute?: number;
+  costMs?: (query: string) => number;
+  failWhen?: (query: string) => boolean;
+  now?: () => number;
+}) => { handle: Handle; forceRetryAfter(seconds: number, count?: number): void; retryUntil(): number; stats(): WdqsStats };
+
+export interface MediaWikiStats {
+  requests: number;
+  maxlagAnswers: number;
+  insideRetryAfter: number;
+  withoutMaxlag: number;
+  withoutUserAgent: number;
+  peakConcurrency: number;
+  distinct: number;
+}
+
+export declare const createMediaWikiStandIn: (options?: {
+  lagSeconds?: (now: number) => number;
+  retryAfterSeconds?: number;
+  latencyMs?: number;
+  now?: () => number;
+}) => { handle: Handle; retryUntil(): number; stats(): MediaWikiStats };
+
+export declare const serveStandIn: (handle: Handle, options?: { port?: number; host?: string; path?: string }) => Promise<{ url: string; close(): Promise<void> }>;
