@@ -8,11 +8,14 @@ import { get, post } from '../engine/helpers';
 const standIns = (options: { wdqs?: Parameters<typeof createWdqsStandIn>[0]; wiki?: Parameters<typeof createMediaWikiStandIn>[0] } = {}) => {
   const wdqs = createWdqsStandIn(options.wdqs);
   const wiki = createMediaWikiStandIn(options.wiki);
+  // Each MediaWiki host has its own gate, so each gets its own stand-in (serial per host, not across hosts).
+  const wikidataApi = createMediaWikiStandIn();
   vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
     const host = new URL(request.url).host;
     if (host === 'query.wikidata.org') return wdqs.handle(request);
-    if (host === 'en.wikipedia.org' || host === 'www.wikidata.org') return wiki.handle(request);
+    if (host === 'en.wikipedia.org') return wiki.handle(request);
+    if (host === 'www.wikidata.org') return wikidataApi.handle(request);
     throw new TypeError(`unexpected host ${host}`);
   });
   return { wdqs, wiki };
