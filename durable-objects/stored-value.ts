@@ -2,7 +2,7 @@
  * What fits in one value of a Durable Object's SQLite. The platform refuses a string or blob over 2 MB (and a row
  * over 2 MB) with SQLITE_TOOBIG; we keep a margin for the row's other columns so that error never reaches a user.
  */
-export const MAX_STORED_BYTES = 1_500_000;
+export const MAX_STORED_BYTES = 1_900_000;
 
 /** A run whose state no longer fits in storage; the run fails with this code instead of a storage internal. */
 export class StoredValueTooLarge extends Error {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fitEvent, MAX_STORED_BYTES, utf8Bytes } from '../../durable-objects/stored-value';
 import { installScript } from '../../src/llm/scripted';
 import { expectIntact, post } from './helpers';
 
@@ -71,11 +72,20 @@ describe('model faults end in a contained run error', () => {
 
   it('a run whose state outgrows storage fails with run_state_too_large in our words', async () => {
     // The agent keeps its transcript in its state: one runaway thought is more than a stored value holds.
-    installScript({ default: [`Thought: ${'x'.repeat(1_600_000)}\nAction: wikisearch\nAction Input: Dune`] });
+    installScript({ default: [`Thought: ${'x'.repeat(1_950_000)}\nAction: wikisearch\nAction Input: Dune`] });
     const run = await (await post('/v1/answer', { question: 'Who wrote Dune?', mode: 'agent' })).json<any>();
     expect(JSON.stringify(run)).not.toMatch(/SQLITE|TOOBIG/);
     expect(run.status).toBe('failed');
     expect(run.error).toMatchObject({ code: 'run_state_too_large', message: expect.stringContaining('more than one stored value holds') });
     expectIntact(run);
+  });
+
+  it('cuts multi-byte text and text that JSON escapes by bytes, not characters', () => {
+    for (const text of ['\u20ac'.repeat(1_000_000), '\ud83d\ude00'.repeat(600_000), '"\n'.repeat(800_000)]) {
+      const json = fitEvent({ tool: 'read', output: text, also: [text] }, (v) => JSON.stringify(v));
+      expect(utf8Bytes(json)).toBeLessThanOrEqual(MAX_STORED_BYTES);
+      expect(new TextEncoder().encode(json).length).toBeLessThanOrEqual(MAX_STORED_BYTES);
+      expect(JSON.parse(json).output).toMatch(/characters cut/);
+    }
   });
 });
