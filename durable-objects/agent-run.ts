@@ -4,6 +4,7 @@ import { indexRunCreated, OPEN_OWNER, type RunSummary } from '../src/engine/run-
 import type { RunView } from '../src/engine/run-view';
 import { SSE_HEADERS } from '../src/engine/sse';
 import { isTerminal, RunCancelled, type EventInput, type RunRequest } from '../src/engine/types';
+import { runSpan, sendSpans, traceIdFor, tracingOn } from '../src/telemetry/run-tracing';
 import { partialOf } from './run/ending';
 import { replayArchiveOf, RunEvidence } from './run/evidence';
 import { forkedRun, forkSourceOf, type ForkSource, type ForkSourceOutcome } from './run/fork';
@@ -41,9 +42,18 @@ export class AgentRun extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new RunStore(ctx.storage);
-    this.ledger = new RunLedger(this.store, this.fanout, ctx.storage, () => this.env.DB);
+    const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
+    this.ledger = new RunLedger(this.store, this.fanout, ctx.storage, () => this.env.DB, {
+      traceId: (runId) => traceIdFor(this.config(), runId),
+      onFinish: (ended, config, events) => {
+        if (!tracingOn(config) || ended.finishedAt === undefined) return;
+        const error = [...events].reverse().find((e) => e.type === 'error');
+        const message = error?.type === 'error' ? `${String(error.data.code)}: ${String(error.data.message)}` : undefined;
+        sendSpans(config, [runSpan(config, { ...ended, finishedAt: ended.finishedAt }, message)], waitUntil);
+      },
+    });
     this.evidence = new RunEvidence(this.store, env);
-    this.stepper = new Stepper({ storage: ctx.storage, env, store: this.store, ledger: this.ledger, evidence: this.evidence, config: () => this.config() });
+    this.stepper = new Stepper({ storage: ctx.storage, env, store: this.store, ledger: this.ledger, evidence: this.evidence, config: () => this.config(), waitUntil });
     // A new instance of an unfinished run means the previous one died (eviction, crash, deploy):
     // no step can be in flight here, so resume now rather than waiting for the watchdog.
     ctx.blockConcurrencyWhile(async () => {

@@ -9,7 +9,7 @@ import { apiSecurityHeaders, corsFromConfig, refuseForeignPages } from './api/co
 import { demonstrationRoutes } from './api/demonstrations';
 import { errorBody, errorResponse, HttpError } from './api/errors';
 import { healthRoutes } from './api/health';
-import { mcpRoutes } from './api/mcp';
+import { documentMcp, mcpRoutes } from './api/mcp';
 import { modelRoutes } from './api/models';
 import { serveOpenApi } from './api/openapi';
 import { rateLimit } from './api/rate-limit';
@@ -41,6 +41,7 @@ export const buildApp = () => {
   app.route('/', chatCompletionRoutes);
   app.route('/', modelRoutes);
   app.route('/', mcpRoutes);
+  documentMcp(app);
   serveOpenApi(app);
   app.notFound((c) => c.json(errorBody('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
   app.onError((err, c) => {

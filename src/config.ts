@@ -65,6 +65,12 @@ export const configSchema = z
     MEDIAWIKI_MAXLAG: z.coerce.number({ message: 'MEDIAWIKI_MAXLAG must be a whole number of seconds (0 sends none)' }).int().min(0).max(60).default(5),
     /** The longest one request waits at a gate; a host that asks for a longer wait fails the request unsent. */
     POLITENESS_MAX_WAIT_MS: positiveInt(60_000),
+    /**
+     * OpenTelemetry: export each run as one trace over OTLP/HTTP (JSON) to `<endpoint>/v1/traces`; unset = off.
+     * Headers as the OpenTelemetry spec writes them: `key=value,key2=value2` (values URL-encoded), e.g. an API key.
+     */
+    OTEL_EXPORTER_OTLP_ENDPOINT: url('OTEL_EXPORTER_OTLP_ENDPOINT').optional(),
+    OTEL_EXPORTER_OTLP_HEADERS: optionalString,
     /** Serve every run's evidence from this uploaded archive (POST /v1/archives) instead of the snapshot or Wikimedia. */
     EVIDENCE_REPLAY: z
       .string()
@@ -189,6 +195,27 @@ export class ConfigError extends Error {
   }
 }
 
+/** OTEL_EXPORTER_OTLP_HEADERS (`k=v,k2=v2`, values URL-encoded) as a header map; pairs without `=` are skipped. */
+export const otlpHeaders = (raw: string | undefined): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    const decode = (s: string) => {
+      try {
+        return decodeURIComponent(s.trim());
+      } catch {
+        return s.trim();
+      }
+    };
+    out[decode(pair.slice(0, at))] = decode(pair.slice(at + 1));
+  }
+  return out;
+};
+
+/** Collector credentials are secrets too: scrubbed from traces and errors like the model key. */
+const otlpHeaderValues = (raw: string | undefined) => Object.values(otlpHeaders(raw));
+
 const cache = new WeakMap<object, Config>();
 
 /** Parses the Worker's vars and secrets (cached per env object). Throws ConfigError with every problem named. */
@@ -210,7 +237,7 @@ export const loadConfig = (env: Record<string, unknown>): Config => {
     // A bearer key is not something a browser sends on its own, so with keys any page may call (it needs a key);
     // without keys the server is open, and only its own pages (and non-browser clients) may use it.
     CORS_ORIGINS: c.CORS_ORIGINS ?? (c.API_KEYS.length ? ['*'] : []),
-    secrets: [c.LLM_API_KEY, ...c.API_KEYS].filter((s): s is string => !!s && s.length >= 4),
+    secrets: [c.LLM_API_KEY, ...c.API_KEYS, ...otlpHeaderValues(c.OTEL_EXPORTER_OTLP_HEADERS)].filter((s): s is string => !!s && s.length >= 4),
   };
   cache.set(env, config);
   return config;

@@ -7,6 +7,13 @@ import type { AnswerData, EventInput, LimitError, RunEvent, RunStatus } from '..
 import type { RunMeta, RunStore } from '../run-store';
 import type { SseFanout } from './sse-fanout';
 
+export interface LedgerHooks {
+  /** The run's trace id when tracing is on (shown in the run JSON). */
+  traceId?: (runId: string) => string | undefined;
+  /** Told once the run has ended and its last events are stored (the run's span is sent from here). */
+  onFinish?: (ended: RunMeta, config: Config, events: RunEvent[]) => void;
+}
+
 /**
  * Writes the run's history: every event goes to storage (formatted and scrubbed of secrets) and then to the live
  * streams; the end of a run also updates the run index and answers those waiting for the result.
@@ -19,6 +26,7 @@ export class RunLedger {
     private readonly fanout: SseFanout,
     private readonly storage: DurableObjectStorage,
     private readonly db: () => D1Database,
+    private readonly hooks: LedgerHooks = {},
   ) {}
 
   append(meta: RunMeta, events: EventInput[], config: Config, checkpoint = false): RunEvent[] {
@@ -37,6 +45,7 @@ export class RunLedger {
       data: { status, usage: ended.usage, timings: { totalMs: finishedAt - meta.startedAt, steps: ended.steps } },
     };
     const stored = this.append(ended, [...events, done], config);
+    this.hooks.onFinish?.(ended, config, stored);
     // The watchdog armed for this step has nothing left to guard.
     this.storage.deleteAlarm().catch(() => {});
     this.fanout.closeAll();
@@ -91,6 +100,7 @@ export class RunLedger {
       parent: meta.parent ?? null,
       forks: meta.forks ?? [],
       checkpoints: this.store.checkpoints(),
+      traceId: this.hooks.traceId?.(meta.runId) ?? null,
     });
   }
 }

@@ -6,6 +6,8 @@ import { createToolRegistry } from '../../src/engine/services';
 import { withNotes } from '../../src/engine/step-notes';
 import { isTerminal, LimitError, type RunRequest } from '../../src/engine/types';
 import type { ReplaySource } from '../../src/evidence/recording';
+import type { Evidence } from '../../src/evidence/types';
+import { sendSpans, startStepTrace, tracedEvidence, tracedKg } from '../../src/telemetry/run-tracing';
 import { createLLM } from '../../src/llm';
 import { LLMError } from '../../src/llm/types';
 import { StoredValueTooLarge } from '../stored-value';
@@ -31,6 +33,8 @@ export interface StepperParts {
   ledger: RunLedger;
   evidence: RunEvidence;
   config: () => Config;
+  /** Keeps background work (the step's spans on their way to a collector) alive past the step. */
+  waitUntil: (p: Promise<unknown>) => void;
 }
 
 /**
@@ -114,19 +118,26 @@ export class Stepper {
     // Waits at politeness gates and shortened prompts join the step's trace.
     const notes: string[] = [];
     const note = (text: string) => void notes.push(text);
+    // With tracing on, the step's model calls, tool calls and evidence requests are recorded as spans under it.
+    const trace = startStepTrace(config, meta.runId, meta.steps + 1, meta.request);
+    const services = evidence.services(config, meta.request, usage, replay, { signal: controller.signal, usage, note });
+    let tracedSource: Evidence | undefined;
+    const kg = evidence.kg(config, usage, replay);
     const ctx = createRunContext({
       runId: meta.runId,
       request: meta.request,
       config,
       llm: llm.llm,
-      services: evidence.services(config, meta.request, usage, replay, { signal: controller.signal, usage, note }),
-      kg: evidence.kg(config, usage, replay),
+      services: trace ? { ...services, evidence: () => (tracedSource ??= tracedEvidence(services.evidence(), trace)) } : services,
+      kg: trace ? tracedKg(kg, trace) : kg,
       tools: createToolRegistry(strategyTools(config)),
       usage,
       llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
       signal: controller.signal,
       note,
+      ...(trace ? { tracer: trace } : {}),
     });
+    let stepError: string | undefined;
 
     let state = meta.state;
     await storage.setAlarm(Date.now() + Math.min(WATCHDOG_MS, remaining + 1));
@@ -154,6 +165,7 @@ export class Stepper {
     } catch (err) {
       if (this.endedMeanwhile()) return;
       const reason = controller.signal.aborted ? controller.signal.reason : err;
+      stepError = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
       const next: RunMeta = { ...meta, state, usage };
       // A start() that threw leaves no state: partialOf answers null then instead of handing undefined to the strategy.
       if (reason instanceof LimitError) return ledger.limited(next, partialOf(next, config), reason, config);
@@ -164,6 +176,8 @@ export class Stepper {
     } finally {
       clearTimeout(deadline);
       if (this.inflight === controller) this.inflight = undefined;
+      // Sent after the step's result is stored, in the background: a slow or dead collector never holds a step up.
+      if (trace) sendSpans(config, trace.end({}, stepError), this.parts.waitUntil);
     }
   }
 

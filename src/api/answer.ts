@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
-import { loadConfig } from '../config';
+import { loadConfig, type Config } from '../config';
 import type { RunRequest } from '../engine/types';
 import { SSE_HEADERS, sseFrame } from '../engine/sse';
 import { createLLM } from '../llm';
@@ -8,6 +8,7 @@ import { availableModes, defaultMode, strategyFor } from '../strategies';
 import { assertReplayable } from './archives';
 import { runScope } from './auth';
 import { cappedJsonBody } from './body';
+import { traceIdFor } from '../telemetry/run-tracing';
 import { HttpError } from './errors';
 import { freshRunId, idempotencyHeaders, idempotentRunId, REPLAYED_HEADER, type RunIdClaim } from './idempotency';
 import { newRunId, runEvents, runStub, waitForRun } from './run-stub';
@@ -44,8 +45,15 @@ const prepend = (head: Uint8Array, rest: () => Promise<Response>) => {
 /** Response headers of a route that starts a run: its id, and whether an Idempotency-Key replayed an earlier one. */
 export const replayHeaders = z.object({
   'x-run-id': z.string(),
+  'x-trace-id': z.string().optional().meta({ description: "the run's OpenTelemetry trace id, when the deployment exports traces" }),
   [REPLAYED_HEADER]: z.literal('true').optional().meta({ description: 'present when an Idempotency-Key returned the run of an earlier request' }),
 });
+
+/** x-run-id, x-trace-id when traces are exported, and idempotent-replayed when a retry got an earlier run. */
+export const runHeaders = (config: Config, runId: string, replayed = false): Record<string, string> => {
+  const traceId = traceIdFor(config, runId);
+  return { 'x-run-id': runId, ...(traceId ? { 'x-trace-id': traceId } : {}), ...(replayed ? { [REPLAYED_HEADER]: 'true' } : {}) };
+};
 
 export const wantsEventStream = (accept: string | undefined) => /\btext\/event-stream\b/i.test(accept ?? '');
 
@@ -80,7 +88,7 @@ export const createRun = async (
   const stub = runStub(env, runId);
   // On a replay the run exists and this is a no-op; it creates the run if the claiming request died before it could.
   await stub.start(runId, request, owner);
-  return { runId, stub, request, replayed };
+  return { runId, stub, request, replayed, headers: runHeaders(config, runId, replayed) };
 };
 
 const answerRoute = createRoute({
@@ -107,8 +115,7 @@ const answerRoute = createRoute({
 export const answerRoutes = apiRoutes().openapi(answerRoute, async (c) => {
   const body = c.req.valid('json');
   const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], 'POST /v1/answer', body);
-  const { runId, stub, request, replayed } = await createRun(c.env, body, runScope(c), claim);
-  const headers = { 'x-run-id': runId, ...(replayed ? { [REPLAYED_HEADER]: 'true' } : {}) };
+  const { runId, stub, request, replayed, headers } = await createRun(c.env, body, runScope(c), claim);
   if (wantsEventStream(c.req.header('accept'))) {
     // A replay streams the run from its start. A new run's `run` event is stored by now; send it at once and follow
     // with the object's stream from after it, so the first byte does not wait for a second round trip to the object.

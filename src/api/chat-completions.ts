@@ -11,7 +11,7 @@ import { runScope } from './auth';
 import { cappedJsonBody } from './body';
 import { chatRequestSchema, type ChatRequestBody } from './chat-schema';
 import { HttpError } from './errors';
-import { idempotencyHeaders, idempotentRunId, REPLAYED_HEADER } from './idempotency';
+import { idempotencyHeaders, idempotentRunId } from './idempotency';
 import { parseModel } from './models';
 import { runEvents, runStub, waitForRun } from './run-stub';
 import { chatCompletionSchema } from './response-schemas';
@@ -250,12 +250,11 @@ export const chatCompletionRoutes = apiRoutes().openapi(chatRoute, async (c) => 
   const question = questionFrom(body.messages);
   const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], 'POST /v1/chat/completions', body);
   const runBody = { question, variant: choice.variant, ...(choice.mode ? { mode: choice.mode } : {}), ...(body.options ? { options: body.options } : {}) };
-  const { runId, stub, replayed } = await createRun(c.env, runBody, runScope(c), claim).catch((err: unknown) => {
+  const { runId, stub, headers } = await createRun(c.env, runBody, runScope(c), claim).catch((err: unknown) => {
     // The facade has nowhere to put a table or pages: say where they go instead.
     if (!(err instanceof HttpError) || err.code !== 'invalid_context') throw err;
     throw new HttpError(400, 'invalid_context', `${err.message}. Chat messages carry no context: send it with POST /v1/answer, or choose a mode that needs none, e.g. model "${choice.variant}:agent"`);
   });
-  const headers = { 'x-run-id': runId, ...(replayed ? { [REPLAYED_HEADER]: 'true' } : {}) };
   if (body.stream) {
     const first = await runEvents(stub, 0);
     return new Response(chunkStream(() => runStub(c.env, runId), first, runId, body.model), { headers: { ...SSE_HEADERS, ...headers } });

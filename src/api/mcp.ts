@@ -1,3 +1,4 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { loadConfig } from '../config';
 import { runScope } from './auth';
@@ -22,3 +23,31 @@ export const mcpRoutes = new Hono<ApiEnv>()
   .on(['GET', 'DELETE'], '/mcp', () => {
     throw new HttpError(405, 'method_not_allowed', 'this MCP server is stateless: send JSON-RPC messages with POST', { allow: 'POST' });
   });
+
+const JSON_RPC = { 'application/json': { schema: { type: 'object' as const, description: 'a JSON-RPC 2.0 message' } } };
+
+/** /mcp in /openapi.json: the protocol is JSON-RPC inside, so the document says where to read about it. */
+export const documentMcp = <E extends { Bindings: Env }>(app: OpenAPIHono<E>) => {
+  const registry = app.openAPIRegistry;
+  registry.registerPath({
+    method: 'post',
+    path: '/mcp',
+    operationId: 'mcp',
+    summary: 'Model Context Protocol (Streamable HTTP, stateless): the six evidence tools and answer (docs/MCP.md)',
+    description: 'Send JSON-RPC messages with `Accept: application/json, text/event-stream`. Same bearer auth, rate limit and 64 KB body limit as /v1.',
+    request: { body: { required: true, content: JSON_RPC } },
+    responses: {
+      200: { description: 'the JSON-RPC response, or an SSE stream with progress notifications and then the response', content: { ...JSON_RPC, 'text/event-stream': { schema: { type: 'string' } } } },
+      202: { description: 'a notification or response was accepted' },
+    },
+  });
+  for (const method of ['get', 'delete'] as const) {
+    registry.registerPath({
+      method,
+      path: '/mcp',
+      operationId: `mcp_${method}`,
+      summary: 'Not offered by this stateless MCP server (405): no server-initiated stream, no session to end',
+      responses: { 405: { description: 'method not allowed', content: { 'application/json': { schema: { type: 'object' } } } } },
+    });
+  }
+};

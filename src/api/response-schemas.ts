@@ -76,6 +76,10 @@ export const runSchema = z
     checkpoints: z
       .array(z.object({ step: z.number().int(), lastEventId: z.number().int() }))
       .meta({ description: 'the steps a fork can start after (POST /v1/runs/{id}/fork), each with the id of the last event that step stored' }),
+    traceId: z
+      .string()
+      .nullable()
+      .meta({ description: "the run's OpenTelemetry trace id (32 hex digits) when the deployment exports traces (OTEL_EXPORTER_OTLP_ENDPOINT), else null" }),
   })
   .openapi('Run');
 

@@ -151,6 +151,8 @@ export const runRoutes = apiRoutes()
     const { id } = c.req.valid('param');
     const view = await runStub(c.env, id).view(runScope(c));
     if (!view) throw notFound(id);
+    const traceId = (view as { traceId?: string | null }).traceId;
+    if (traceId) c.header('x-trace-id', traceId);
     return c.json(view, 200);
   })
   .openapi(cancelRunRoute, async (c) => {

@@ -7,6 +7,7 @@ import type { LLM } from '../llm/types';
 import type { ToolRegistry } from '../tools/types';
 import type { VectorIndex } from '../vectors/types';
 import { meteredLLM } from './metered-llm';
+import { noTracer, type Tracer } from './trace';
 import type { RunContext, RunRequest, Usage } from './types';
 import { addToolCall } from './usage';
 
@@ -32,6 +33,8 @@ export interface ContextParts {
   kg?: KgGateway;
   /** A sentence for the step's trace (a prompt shortened to fit the model's window). */
   note?: (text: string) => void;
+  /** Spans for the step's model and tool calls (OpenTelemetry export when configured). */
+  tracer?: Tracer;
 }
 
 const MAX_OBSERVATION_CHARS = 8_000;
@@ -43,7 +46,9 @@ export const createRunContext = (parts: ContextParts): RunContext => {
     parts.usage,
     parts.llmLimits ?? { maxLLMCalls: parts.config.MAX_LLM_CALLS, maxTokens: parts.config.MAX_TOKENS },
     parts.signal,
+    parts.tracer,
   );
+  const tracer = parts.tracer ?? noTracer;
   const ctx: RunContext = {
     runId: parts.runId,
     request: parts.request,
@@ -67,29 +72,33 @@ export const createRunContext = (parts: ContextParts): RunContext => {
       }
       parts.signal?.throwIfAborted();
       addToolCall(parts.usage, name);
-      try {
-        const parsed = typeof input === 'string' ? tool.fromText(input) : tool.input.parse(input);
-        // Services are created only if the tool touches them.
-        const toolCtx = {
-          llm,
-          question: parts.request.question,
-          signal: parts.signal,
-          get evidence() {
-            return parts.services.evidence();
-          },
-          get embedder() {
-            return parts.services.embedder();
-          },
-        };
-        const output = await tool.execute(toolCtx, parsed);
-        return { output: clip(output), ms: Date.now() - started, error: false };
-      } catch (err) {
-        // A failing tool is something the agent should see and react to, not a crash of the run.
-        if (err instanceof Error && err.name === 'LimitError') throw err;
-        // An aborted run does not turn its abort into an observation for a step nobody will store.
-        if (parts.signal?.aborted) throw parts.signal.reason;
-        return { output: `Error: ${err instanceof Error ? err.message : String(err)}`, ms: Date.now() - started, error: true };
-      }
+      return tracer.span(`execute_tool ${name}`, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name }, async (span) => {
+        try {
+          const parsed = typeof input === 'string' ? tool.fromText(input) : tool.input.parse(input);
+          // Services are created only if the tool touches them.
+          const toolCtx = {
+            llm,
+            question: parts.request.question,
+            signal: parts.signal,
+            get evidence() {
+              return parts.services.evidence();
+            },
+            get embedder() {
+              return parts.services.embedder();
+            },
+          };
+          const output = await tool.execute(toolCtx, parsed);
+          return { output: clip(output), ms: Date.now() - started, error: false };
+        } catch (err) {
+          // A failing tool is something the agent should see and react to, not a crash of the run.
+          if (err instanceof Error && err.name === 'LimitError') throw err;
+          // An aborted run does not turn its abort into an observation for a step nobody will store.
+          if (parts.signal?.aborted) throw parts.signal.reason;
+          const message = `Error: ${err instanceof Error ? err.message : String(err)}`;
+          span.fail(message);
+          return { output: message, ms: Date.now() - started, error: true };
+        }
+      });
     },
   };
   return ctx;

@@ -1,4 +1,5 @@
 import type { ChatRequest, LLM } from '../llm/types';
+import { noTracer, type Tracer } from './trace';
 import { LimitError, type Usage } from './types';
 import { addLLMCall } from './usage';
 
@@ -12,7 +13,7 @@ export interface LLMLimits {
  * The check happens before the call, so a run never spends past its budget by more than one call.
  * A call made after the run's signal fired (wall time, cancel) is refused with the signal's reason.
  */
-export const meteredLLM = (inner: LLM, usage: Usage, limits: LLMLimits, runSignal?: AbortSignal): LLM => ({
+export const meteredLLM = (inner: LLM, usage: Usage, limits: LLMLimits, runSignal?: AbortSignal, tracer: Tracer = noTracer): LLM => ({
   provider: inner.provider,
   model: inner.model,
   acceptsImages: inner.acceptsImages,
@@ -26,8 +27,19 @@ export const meteredLLM = (inner: LLM, usage: Usage, limits: LLMLimits, runSigna
     runSignal?.throwIfAborted();
     // The run's signal ends a call that would outlive the run's wall time or its cancellation.
     const signal = runSignal && request.signal ? AbortSignal.any([runSignal, request.signal]) : (runSignal ?? request.signal);
-    const result = await inner.chat(signal ? { ...request, signal } : request);
-    addLLMCall(usage, request.purpose, result.usage, result.model);
-    return result;
+    const model = request.model ?? inner.model;
+    // Attribute names from OpenTelemetry's GenAI semantic conventions; the purpose is ours.
+    const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': inner.provider, 'gen_ai.request.model': model, 'humaniq.purpose': request.purpose };
+    return tracer.span(`chat ${model}`, attributes, async (span) => {
+      const result = await inner.chat(signal ? { ...request, signal } : request);
+      addLLMCall(usage, request.purpose, result.usage, result.model);
+      span.set({
+        'gen_ai.response.model': result.model,
+        'gen_ai.usage.input_tokens': result.usage.promptTokens,
+        'gen_ai.usage.output_tokens': result.usage.completionTokens,
+        'gen_ai.response.finish_reasons': [result.finishReason],
+      });
+      return result;
+    });
   },
 });

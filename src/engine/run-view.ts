@@ -13,6 +13,8 @@ export interface RunRecord {
   forks?: Array<{ runId: string; fromStep: number }>;
   /** Steps a fork can start after, each with the id of the last event it stored. */
   checkpoints?: Array<{ step: number; lastEventId: number }>;
+  /** The run's OpenTelemetry trace id when traces are exported, else null. */
+  traceId?: string | null;
 }
 
 /** The run JSON of the public contract, derived from the stored events. */
@@ -42,6 +44,7 @@ export const runView = (r: RunRecord) => {
     parent: r.parent ?? null,
     forks: r.forks ?? [],
     checkpoints: r.checkpoints ?? [],
+    traceId: r.traceId ?? null,
   };
 };
 
