@@ -31,14 +31,3 @@ export const partialOf = (meta: RunMeta, config: Config): AnswerData | null => {
 export const wallTimeError = (limitMs: number, overran = false) =>
   new LimitError('wallTime', overran ? `a step ran past the run's wall-time limit of ${limitMs} ms` : `the run reached its wall-time limit of ${limitMs} ms`);
 
-/**
- * A step may not outlive its signal: a hung model call, a tool that ignores the signal, or a cancel would
- * otherwise hold the run. The abandoned work's result is dropped.
- */
-export const untilAborted = <T>(work: Promise<T>, signal: AbortSignal): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });

@@ -13,7 +13,8 @@ import { LLMError } from '../../src/llm/types';
 import { StoredValueTooLarge } from '../stored-value';
 import { strategyFor, strategyTools } from '../../src/strategies';
 import type { RunMeta, RunStore } from '../run-store';
-import { honestEnding, partialOf, untilAborted, wallTimeError } from './ending';
+import { untilAborted } from '../../src/net/until-aborted';
+import { honestEnding, partialOf, wallTimeError } from './ending';
 import type { RunEvidence } from './evidence';
 import type { RunLedger } from './ledger';
 

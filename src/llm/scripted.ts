@@ -1,4 +1,6 @@
 import type { ChatRequest, ChatResult, LLM, LLMErrorCode, Purpose } from './types';
+import { untilAborted } from '../net/until-aborted';
+import { cutAtStop } from './stop';
 import { LLMError } from './types';
 
 /** A reply: fixed text, or computed from the request (e.g. to answer what a prompt asks). */
@@ -20,24 +22,6 @@ export interface ScriptedLLM extends LLM {
 }
 
 const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
-
-const applyStop = (text: string, stop: string[] | undefined) => {
-  let cut = text.length;
-  for (const s of stop ?? []) {
-    const i = text.indexOf(s);
-    if (i >= 0 && i < cut) cut = i;
-  }
-  return text.slice(0, cut);
-};
-
-const untilAborted = <T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> =>
-  signal
-    ? new Promise<T>((resolve, reject) => {
-        const onAbort = () => reject(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-      })
-    : work;
 
 /** The test double for every model call: fixed replies per test, and a record of the requests it got. */
 export const scriptedLLM = (script: Script, options: { acceptsImages?: boolean } = {}): ScriptedLLM => {
@@ -61,7 +45,7 @@ export const scriptedLLM = (script: Script, options: { acceptsImages?: boolean }
       request.signal?.throwIfAborted();
       const raw = typeof reply === 'function' ? await untilAborted(Promise.resolve(reply(request)), request.signal) : reply;
       // Like a real server, generation ends at the first stop sequence.
-      const text = applyStop(raw, request.stop);
+      const text = cutAtStop(raw, request.stop);
       request.onDelta?.(text);
       const prompt = request.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
       return {

@@ -1,5 +1,6 @@
 import { cappedStream } from '../net/read-capped';
 import { retrying } from '../net/retry';
+import { untilAborted } from '../net/until-aborted';
 import { type CallBudget, checkTextSize, retryBudget, startAttempt } from './call-budget';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM, TokenUsage } from './types';
@@ -19,15 +20,6 @@ export interface WorkersAIOptions {
   budget: CallBudget;
   maxRetries?: number;
 }
-
-/** Settles with `work` or rejects when `signal` aborts, whichever is first: a binding need not honour the signal. */
-const untilAborted = <T>(work: Promise<T>, signal: AbortSignal): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 
 /**
  * The binding's stream (`stream: true`): server-sent events `data: {"response":"…"}`, usage on a late one, then
