@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { evaluateInModule } from '../src/sandbox/evaluate-in-module';
 import { instantiateSandboxModule } from '../src/sandbox/instantiate';
 import { runInModule } from '../src/sandbox/run-in-module';
-import type { Json } from '../src/sandbox/types';
+import { DEFAULT_WORK_UNITS, type Json } from '../src/sandbox/types';
 
 // The metered build of cli/build-quickjs.mjs (node cli/build-bundle.mjs makes it), the file the Worker imports.
 const meteredWasm = new WebAssembly.Module(readFileSync(new URL('../src/generated/quickjs/quickjs.wasm', import.meta.url)));
@@ -65,7 +65,7 @@ report('attempt incl. module instantiation (cold)', cold);
 report('evaluateExpression (same pooled module)', expr);
 
 // The work units (cli/build-quickjs.mjs) this program needs: the smallest budget it passes with, by bisection.
-let [lo, hi] = [1, 20_000_000];
+let [lo, hi] = [1, DEFAULT_WORK_UNITS];
 while (hi - lo > Math.max(1000, lo / 100)) {
   const mid = Math.floor((lo + hi) / 2);
   const probe = await instantiate();
@@ -73,4 +73,4 @@ while (hi - lo > Math.max(1000, lo / 100)) {
   if (run.result.ok) hi = mid;
   else lo = mid;
 }
-console.log(`work units the program needs (of the default budget of 20,000,000): about ${hi.toLocaleString('en-US')}`);
+console.log(`work units the program needs (of the default budget of ${DEFAULT_WORK_UNITS.toLocaleString('en-US')}): about ${hi.toLocaleString('en-US')}`);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { PURPOSES, type Purpose } from './llm/types';
+import { DEFAULT_WORK_UNITS } from './sandbox/types';
 
 /**
  * The only place that reads the environment. Every Worker var and secret of the public contract is
@@ -116,11 +117,11 @@ export const configSchema = z
     MAX_TOKENS: positiveInt(400_000),
     /**
      * Work units one sandbox attempt (a program-mode program, a rag calculator expression) may spend in the metered
-     * QuickJS engine, built-ins included; past it the attempt fails with `cpu_budget`. The default, 20 million, is
-     * about half a second of CPU at most (docs/HOSTILE.md); every other request waits at most that long.
+     * QuickJS engine, built-ins included; past it the attempt fails with `cpu_budget`. The default, 10 million, costs
+     * about 0.1 s of CPU per attempt here, run step included (docs/LIMITS.md); other requests wait at most about that.
      */
-    SANDBOX_WORK_UNITS: positiveInt(20_000_000).pipe(
-      z.number().max(2_000_000_000, { message: 'SANDBOX_WORK_UNITS must be at most 2000000000 (e.g. 20000000)' }),
+    SANDBOX_WORK_UNITS: positiveInt(DEFAULT_WORK_UNITS).pipe(
+      z.number().max(2_000_000_000, { message: 'SANDBOX_WORK_UNITS must be at most 2000000000 (e.g. 10000000)' }),
     ),
     /** Idle edge connections are closed; a comment on open SSE streams keeps them up. */
     SSE_HEARTBEAT_MS: positiveInt(15_000),

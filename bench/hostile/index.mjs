@@ -4,11 +4,12 @@
 // the slowest /healthz while it ran, and a normal request measured just before it and just after it.
 //
 //   npm run bench:hostile                 # all groups
-//   npm run bench:hostile -- requests     # one group: requests (pages, sandbox, bodies, auth), sparql, archives, live,
-//                                         # clients (dropped bodies, resets), origins (other sites' pages), deadline (tools) or model
+//   npm run bench:hostile -- requests     # one group: requests (pages, sandbox, bodies, auth), sparql, sandbox-cpu
+//                                         # (built-ins in model-written code), archives, live, clients (dropped bodies,
+//                                         # resets), origins (other sites' pages), deadline (tools) or model
 //
 // A group is { run({ url, pid, stub, key }) → rows (shape in measure.mjs), setup?() → { vars, close } }. The
-// requests, sparql, archives and clients groups share one dev server; live (setup: a hostile Wikimedia stand-in), origins (an
+// requests, sparql, sandbox-cpu, archives and clients groups share one dev server; live (setup: a hostile Wikimedia stand-in), origins (an
 // open server: no API_KEYS), deadline (TOOL_TIMEOUT_MS lowered) and model (a hostile model server) each get their own.
 // BENCH_PORTS=a,b,c,d pins the ports (stub, dev server, its inspector, the hostile stand-ins) on a shared machine.
 // The dev server runs with an API key, so every request from here carries it unless a case sends its own
@@ -21,6 +22,7 @@ import { liveGroup } from './live.mjs';
 import { modelGroup } from './model.mjs';
 import { printRows } from './measure.mjs';
 import { runRequestCases } from './requests.mjs';
+import { runSandboxCpuCases } from './sandbox-cpu.mjs';
 import { runSparqlCases, workerdPid } from './sparql.mjs';
 
 // A group with `setup` gets a dev server of its own, started with the variables setup returns (live evidence
@@ -28,6 +30,7 @@ import { runSparqlCases, workerdPid } from './sparql.mjs';
 const GROUPS = {
   requests: { run: runRequestCases },
   sparql: { run: runSparqlCases },
+  'sandbox-cpu': { run: runSandboxCpuCases },
   archives: { run: runArchiveCases },
   clients: clientsGroup,
   live: liveGroup,

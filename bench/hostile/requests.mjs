@@ -17,8 +17,8 @@ export const pageCases = [
 ];
 
 const HOSTILE_PROGRAM = 'function solve(t){ const a=[]; for(;;) a.push(new Array(1e6).fill(1)); }';
-const fence = (code) => `Here is the program.\n\`\`\`javascript\n${code}\n\`\`\`\n`;
-const table = {
+export const fence = (code) => `Here is the program.\n\`\`\`javascript\n${code}\n\`\`\`\n`;
+export const table = {
   title: 'Winners',
   columns: ['Year', 'Winner'],
   rows: [[{ text: '2019' }, { text: 'Kari Vold' }], [{ text: '2020' }, { text: 'Jonas Meyer' }]],
@@ -28,7 +28,7 @@ const json = (url, path, body, headers = {}) =>
   fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
 /** POST /v1/answer without SSE: answers once the run has ended. */
-const answer = async (url, body) => {
+export const answer = async (url, body) => {
   let res;
   let retried = '';
   try {
@@ -57,8 +57,8 @@ const verdict = async (res) => {
   }
 };
 
-const normal = (url) => () => answer(url, { question: 'What is the capital of France?', mode: 'parametric' });
-const nextWorks = (url) => async () => (await normal(url)()).startsWith('succeeded');
+export const normal = (url) => () => answer(url, { question: 'What is the capital of France?', mode: 'parametric' });
+export const nextWorks = (url) => async () => (await normal(url)()).startsWith('succeeded');
 
 const RAG_SCRIPT = {
   attribute: ['Dynamism: static\nDomain: open'],

@@ -22,13 +22,11 @@ export interface ModuleEval {
 export const evaluateInModule = ({ module, work }: SandboxModule, expr: string, capsIn?: Partial<SandboxCaps>): ModuleEval => {
   const caps = { ...DEFAULT_CAPS, memoryBytes: 4 * 1024 * 1024, ...capsIn };
   if (expr.length > MAX_EXPRESSION_CHARS) return { result: { ok: false, error: `expression longer than ${MAX_EXPRESSION_CHARS} characters` }, reusable: true };
-  let interrupts = 0;
   work.fill(FULL_TANK);
   const ctx = module.newContext();
   const rt = ctx.runtime;
   rt.setMemoryLimit(caps.memoryBytes);
   rt.setMaxStackSize(caps.stackBytes);
-  rt.setInterruptHandler(() => ++interrupts > caps.interrupts);
   let result: ExpressionResult;
   let reusable = true;
   try {
@@ -45,13 +43,8 @@ export const evaluateInModule = ({ module, work }: SandboxModule, expr: string, 
     if (out.error) {
       const message = describe(ctx.dump.bind(ctx), out.error);
       out.error.dispose();
-      if (interrupts > caps.interrupts) {
-        reusable = false;
-        result = { ok: false, error: 'the expression ran too long' };
-      } else {
-        if (/out of memory|stack overflow/i.test(message)) reusable = false;
-        result = { ok: false, error: message };
-      }
+      if (/out of memory|stack overflow/i.test(message)) reusable = false;
+      result = { ok: false, error: message };
     } else {
       const type = ctx.typeof(out.value);
       if (type === 'number') {

@@ -2,7 +2,9 @@
  * Code evaluated in every fresh sandbox context before the program. It captures the intrinsics the harness
  * relies on (so a program that replaces JSON or eval only breaks itself), turns the one host dispatcher
  * into named JSON-in/JSON-out functions, installs a console that reports to the host, and defines the
- * non-writable entry `__sandbox_run`, which loads the program and calls its entry point.
+ * non-writable entries `__sandbox_args`, which parses the entry's arguments (before the program's work budget
+ * starts: their size is the request's, not the program's doing), and `__sandbox_run`, which loads the program and
+ * calls its entry point with them.
  *
  * Replies of `__sandbox_run` are strings tagged by their first character:
  *   R<json>     the entry's return value
@@ -73,13 +75,18 @@ export const buildPrelude = (hostNames: string[]): string => `
   }
   const log = (...args) => { hostLog(args.map(show).join(' ')); };
   G.console = { log: log, info: log, warn: log, error: log, debug: log };
+  let entryArgs = [];
+  defineProperty(G, '__sandbox_args', {
+    value: function (argsJson) { entryArgs = parse(argsJson); },
+    writable: false, configurable: false, enumerable: false,
+  });
   defineProperty(G, '__sandbox_run', {
-    value: function (code, entry, argsJson, maxOut) {
+    value: function (code, entry, maxOut) {
       try { indirectEval(code); } catch (e) { return 'S' + describe(e); }
       try {
         const fn = G[entry];
         if (typeof fn !== 'function') throw new ErrorCtor('the program does not define a function named ' + entry);
-        const out = fn.apply(undefined, parse(argsJson));
+        const out = fn.apply(undefined, entryArgs);
         if (out instanceof PromiseCtor) {
           throw new ErrorCtor(entry + ' returned a Promise: write it as a plain function (not async); the helper functions return their values directly');
         }

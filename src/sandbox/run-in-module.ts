@@ -36,9 +36,8 @@ export const runInModule = async ({ module, work }: SandboxModule, input: RunPro
   const logs: string[] = [];
   const hostCalls: HostCallRecord[] = [];
   let logChars = 0;
-  let interrupts = 0;
   // A cap hit inside a host call: the program could catch the error we return, so the next interrupt
-  // check (which the program cannot catch) ends it.
+  // check (which the program cannot catch) ends it. Running too long is the work budget's business (work.ts).
   let stop: SandboxError | undefined;
   let fatal: unknown;
 
@@ -48,15 +47,7 @@ export const runInModule = async ({ module, work }: SandboxModule, input: RunPro
   const rt = ctx.runtime;
   rt.setMemoryLimit(caps.memoryBytes);
   rt.setMaxStackSize(caps.stackBytes);
-  rt.setInterruptHandler(() => {
-    interrupts += 1;
-    if (stop || fatal) return true;
-    if (interrupts > caps.interrupts) {
-      stop = { kind: 'timeout', message: `the program ran too long (stopped after ${caps.interrupts} interrupt checks)` };
-      return true;
-    }
-    return false;
-  });
+  rt.setInterruptHandler(() => !!(stop || fatal));
   rt.setModuleLoader(() => ({ error: new Error('imports are not available in the sandbox') }));
 
   const finish = (result: RunProgramResult, reusable: boolean): ModuleRun => {
@@ -115,17 +106,21 @@ export const runInModule = async ({ module, work }: SandboxModule, input: RunPro
     }
     prelude.value.dispose();
 
-    const call = `__sandbox_run(${JSON.stringify(input.code)}, ${JSON.stringify(entry)}, ${JSON.stringify(
-      JSON.stringify(input.args ?? []),
-    )}, ${caps.outputChars})`;
+    const args = await ctx.evalCodeAsync(`__sandbox_args(${JSON.stringify(JSON.stringify(input.args ?? []))})`, 'args.js');
+    if (args.error) {
+      args.error.dispose();
+      return fail({ kind: 'exception', message: 'the arguments could not be handed to the program' });
+    }
+    args.value.dispose();
+
+    const call = `__sandbox_run(${JSON.stringify(input.code)}, ${JSON.stringify(entry)}, ${caps.outputChars})`;
     work.fill(caps.workUnits);
     const outcome = await ctx.evalCodeAsync(call, 'call.js');
     work.fill(FULL_TANK);
     if (outcome.error) {
-      // Only uncatchable ends get here: the interrupt, or a failure inside the harness itself.
+      // Only uncatchable ends get here: the interrupt after a cap, or a failure inside the harness itself.
       const described = safeDump(ctx, outcome.error);
       outcome.error.dispose();
-      if (interrupts > caps.interrupts && !stop) stop = { kind: 'timeout', message: 'the program ran too long' };
       return fail(classifyError(described, 'call'));
     }
     const reply = ctx.typeof(outcome.value) === 'string' ? ctx.getString(outcome.value) : '';

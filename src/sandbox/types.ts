@@ -5,14 +5,10 @@ export type HostFunction = (...args: Json[]) => Promise<Json>;
 
 export interface SandboxCaps {
   /**
-   * Interrupt-handler calls before the run is stopped. QuickJS asks roughly every 10,000 bytecode
-   * branches or calls; counting calls is the only clock that advances inside synchronous code in workerd.
-   */
-  interrupts: number;
-  /**
    * Work units one attempt may spend inside the QuickJS engine, built-ins included (cli/build-quickjs.mjs: one unit
-   * per loop turn and per call-making function entry, one per 256 bytes copied). The bound on CPU that no built-in
-   * escapes; see DEFAULT_WORK_UNITS.
+   * per loop turn and per call-making function entry, one per 256 bytes copied). The one bound on CPU, which no
+   * built-in escapes (QuickJS's interrupt handler sees bytecode only, and clocks stand still in synchronous workerd
+   * code); see DEFAULT_WORK_UNITS.
    */
   workUnits: number;
   /** Bytes the QuickJS runtime may allocate. */
@@ -30,14 +26,13 @@ export interface SandboxCaps {
 }
 
 /**
- * Calibrated on this project's 2-core machine in workerd (docs/HOSTILE.md, group sandbox-cpu): the engine spends
- * between 40 and 190 million units a second depending on the work, so 20 million stop any attempt within about
- * half a second of CPU, while a table program of the test suites uses well under a million.
+ * Calibrated in workerd on this project's 2-core machine (`npm run bench:hostile -- sandbox-cpu`, docs/LIMITS.md): a
+ * program-mode attempt that spends all 10 million units costs 0.07-0.14 s of CPU with its run step around it, while
+ * the table program of `npm run bench:sandbox` needs about 18,000.
  */
-export const DEFAULT_WORK_UNITS = 20_000_000;
+export const DEFAULT_WORK_UNITS = 10_000_000;
 
 export const DEFAULT_CAPS: SandboxCaps = {
-  interrupts: 600,
   workUnits: DEFAULT_WORK_UNITS,
   memoryBytes: 16 * 1024 * 1024,
   stackBytes: 256 * 1024,

@@ -144,7 +144,7 @@ describe('program strategy', () => {
   it('contains a hostile generated program and still ends the run', async () => {
     const llm = scriptedLLM({ code: [fence('function solve(table) { while (true) {} }')] });
     const { events } = await drive('Loop forever?', llm, marathonContext, { simplify: false, refineRounds: 0 });
-    expect(ofType(events, 'observation')[0].data.output).toMatch(/^timeout:/);
+    expect(ofType(events, 'observation')[0].data.output).toMatch(/^cpu_budget:/);
     expect(ofType(events, 'answer')).toHaveLength(0);
     expect(ofType(events, 'error')[0].data.code).toBe('no_answer');
   });

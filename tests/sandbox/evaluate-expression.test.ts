@@ -24,7 +24,7 @@ describe('evaluateExpression', () => {
 
   it('stops an endless expression and keeps working afterwards', async () => {
     const r = await evaluateExpression('(() => { while (true) {} })()');
-    expect(r).toEqual({ ok: false, error: 'the expression ran too long' });
+    expect(r.ok || r.error).toMatch(/^cpu_budget: cpu budget exceeded/);
     expect(await evaluateExpression('6 * 7')).toEqual({ ok: true, value: 42 });
   });
 });
