@@ -41,6 +41,12 @@ export const configSchema = z
      */
     LLM_MAX_RESPONSE_BYTES: positiveInt(1_048_576),
     LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(4),
+    /** The model's context window in tokens; unset, the known window of the model (or none: prompts go as they are). */
+    LLM_CONTEXT_TOKENS: z.coerce
+      .number({ message: 'LLM_CONTEXT_TOKENS must be a whole number of tokens (e.g. 8192)' })
+      .int({ message: 'LLM_CONTEXT_TOKENS must be a whole number of tokens (e.g. 8192)' })
+      .min(1024, { message: 'LLM_CONTEXT_TOKENS must be at least 1024 tokens' })
+      .optional(),
     EMBEDDING_PROVIDER: z
       .enum(['local', 'workers-ai', 'openai'], { message: 'EMBEDDING_PROVIDER must be "local", "workers-ai" or "openai"' })
       .default('local'),
@@ -161,6 +167,22 @@ export const purposeModelVar = (purpose: Purpose): string =>
   `LLM_MODEL_${purpose.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
 
 const PURPOSE_BY_VAR = new Map(PURPOSES.map((p) => [purposeModelVar(p), p]));
+const WINDOW_PREFIX = 'LLM_CONTEXT_TOKENS_';
+const PURPOSE_BY_WINDOW_VAR = new Map(PURPOSES.map((p) => [purposeModelVar(p).replace('LLM_MODEL_', WINDOW_PREFIX), p]));
+
+/** Reads every `LLM_CONTEXT_TOKENS_<PURPOSE>`: the window of the model a purpose is routed to (`LLM_MODEL_<PURPOSE>`). */
+const parsePurposeWindows = (raw: Record<string, unknown>, issues: string[]): Partial<Record<Purpose, number>> => {
+  const windows: Partial<Record<Purpose, number>> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!key.startsWith(WINDOW_PREFIX) || typeof value !== 'string') continue;
+    const purpose = PURPOSE_BY_WINDOW_VAR.get(key);
+    const n = Number(value);
+    if (!purpose) issues.push(`${key}: no such purpose; per-purpose windows are ${[...PURPOSE_BY_WINDOW_VAR.keys()].join(', ')}`);
+    else if (!Number.isInteger(n) || n < 1024) issues.push(`${key}: a whole number of tokens, at least 1024 (e.g. 8192)`);
+    else windows[purpose] = n;
+  }
+  return windows;
+};
 
 /** Reads every `LLM_MODEL_<PURPOSE>`; an unknown purpose is a typo worth failing on, not a silently ignored var. */
 const parsePurposeModels = (raw: Record<string, unknown>, issues: string[]): Partial<Record<Purpose, string>> => {
@@ -185,6 +207,8 @@ export type Config = Omit<Parsed, 'LLM_PROVIDER' | 'CORS_ORIGINS'> & {
   CORS_ORIGINS: string[];
   /** Per-purpose model overrides (`LLM_MODEL_CHECK`, `LLM_MODEL_VISION`, …); purposes without one use LLM_MODEL. */
   LLM_MODELS: Partial<Record<Purpose, string>>;
+  /** Per-purpose context windows (`LLM_CONTEXT_TOKENS_CODE`, …); purposes without one use LLM_CONTEXT_TOKENS. */
+  LLM_CONTEXT_WINDOWS: Partial<Record<Purpose, number>>;
   /** Names of secret values, so traces and errors can scrub them. */
   secrets: string[];
 };
@@ -228,6 +252,7 @@ export const loadConfig = (env: Record<string, unknown>): Config => {
   const parsed = configSchema.safeParse(raw);
   const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`);
   const models = parsePurposeModels(raw, issues);
+  const windows = parsePurposeWindows(raw, issues);
   if (!parsed.success || issues.length) throw new ConfigError(issues);
   const c = parsed.data;
   const provider = c.LLM_PROVIDER ?? (c.LLM_BASE_URL ? 'openai' : 'none');
@@ -235,6 +260,7 @@ export const loadConfig = (env: Record<string, unknown>): Config => {
     ...c,
     LLM_PROVIDER: provider,
     LLM_MODELS: models,
+    LLM_CONTEXT_WINDOWS: windows,
     // A bearer key is not something a browser sends on its own, so with keys any page may call (it needs a key);
     // without keys the server is open, and only its own pages (and non-browser clients) may use it.
     CORS_ORIGINS: c.CORS_ORIGINS ?? (c.API_KEYS.length ? ['*'] : []),

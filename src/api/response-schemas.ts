@@ -39,6 +39,10 @@ export const usageSchema = z
       .object({ cacheHits: z.number().int(), cacheMisses: z.number().int(), gateWaits: z.number().int(), gateWaitMs: z.number().int() })
       .optional()
       .meta({ description: 'live evidence: requests served by the cache all runs share, requests sent upstream, and waits at the politeness gates' }),
+    context: z
+      .object({ trimmed: z.number().int(), retried: z.number().int() })
+      .optional()
+      .meta({ description: "prompts shortened to fit the model's context window, and how many of them only after the server refused the longer prompt" }),
   })
   .openapi('Usage');
 

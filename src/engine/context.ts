@@ -2,14 +2,16 @@ import type { Config } from '../config';
 import type { Embedder } from '../embeddings/types';
 import type { KgGateway } from '../evidence/recording';
 import type { Evidence } from '../evidence/types';
-import { routeByPurpose } from '../llm/route';
+import { modelFor, routeByPurpose } from '../llm/route';
+import { contextWindow } from './context-window';
+import { windowedLLM } from './windowed-llm';
 import type { LLM } from '../llm/types';
 import type { ToolRegistry } from '../tools/types';
 import type { VectorIndex } from '../vectors/types';
 import { meteredLLM } from './metered-llm';
 import { noTracer, type Tracer } from './trace';
 import type { RunContext, RunRequest, Usage } from './types';
-import { addToolCall } from './usage';
+import { addPromptTrim, addToolCall } from './usage';
 
 export interface Services {
   evidence(): Evidence;
@@ -41,8 +43,16 @@ const MAX_OBSERVATION_CHARS = 8_000;
 
 /** Builds the context a strategy step sees. Shared by the Durable Object and by tests that drive a strategy directly. */
 export const createRunContext = (parts: ContextParts): RunContext => {
+  const models = parts.config.LLM_MODELS ?? {};
+  const windowed = windowedLLM(routeByPurpose(parts.llm, models), {
+    windowOf: (request) => contextWindow(parts.config, request.purpose, modelFor(request, models) ?? parts.llm.model),
+    onTrim: (text, retried) => {
+      addPromptTrim(parts.usage, retried);
+      parts.note?.(text);
+    },
+  });
   const llm = meteredLLM(
-    routeByPurpose(parts.llm, parts.config.LLM_MODELS ?? {}),
+    windowed,
     parts.usage,
     parts.llmLimits ?? { maxLLMCalls: parts.config.MAX_LLM_CALLS, maxTokens: parts.config.MAX_TOKENS },
     parts.signal,

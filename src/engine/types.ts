@@ -89,6 +89,8 @@ export interface Usage {
   replayMisses?: number;
   /** Live evidence: requests answered by the cache every run shares, requests sent, and waits at politeness gates. */
   evidence?: EvidenceUsage;
+  /** Prompts shortened to fit the model's context window, and of those, retried after the server refused them. */
+  context?: { trimmed: number; retried: number };
 }
 
 export interface EvidenceUsage {

@@ -53,3 +53,11 @@ export const addGateWait = (usage: Usage, ms: number): Usage => {
   e.gateWaitMs += Math.round(ms);
   return usage;
 };
+
+/** One prompt shortened to fit its model's window; `retried` when the server refused it first. */
+export const addPromptTrim = (usage: Usage, retried: boolean): Usage => {
+  const c = (usage.context ??= { trimmed: 0, retried: 0 });
+  c.trimmed += 1;
+  if (retried) c.retried += 1;
+  return usage;
+};

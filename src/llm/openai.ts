@@ -149,6 +149,8 @@ const result = (
 
 const describe = (err: unknown, status: number | undefined) => {
   if (err instanceof APIConnectionError) return `the model server could not be reached (${err.message})`;
+  // A 400 says what was wrong with the request (e.g. "maximum context length is 8192 tokens"); that is worth keeping.
+  if (status === 400 && err instanceof Error) return `the model server answered HTTP 400: ${err.message.replace(/^400\s*/, '').slice(0, 300)}`;
   if (status) return `the model server answered HTTP ${status}`;
   return `the model call failed: ${err instanceof Error ? err.message : String(err)}`;
 };

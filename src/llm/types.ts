@@ -22,6 +22,11 @@ export interface ChatRequest {
   /** Generation stops before any of these strings (the agent stops at `Observation:`). */
   stop?: string[];
   maxTokens?: number;
+  /**
+   * Parts of the messages (worked examples) that may be left out whole when the prompt is over the model's context
+   * window; old observations are shortened before these go.
+   */
+  droppable?: string[];
   temperature?: number;
   /** Called with each text delta when the provider streams. */
   onDelta?: (text: string) => void;

@@ -23,8 +23,9 @@ export const driveStrategy = async <S>(
     env?: Record<string, string>;
     maxSteps?: number;
   },
-): Promise<{ events: EventInput[]; usage: Usage; state: S; steps: number }> => {
+): Promise<{ events: EventInput[]; usage: Usage; state: S; steps: number; notes: string[] }> => {
   const usage = emptyUsage();
+  const notes: string[] = [];
   const request: RunRequest = { variant: 'mintaka', mode: strategy.mode, ...opts.request };
   const ctx = createRunContext({
     runId: 'test-run',
@@ -38,6 +39,7 @@ export const driveStrategy = async <S>(
     },
     tools: toolRegistry(opts.tools ?? []),
     usage,
+    note: (text) => notes.push(text),
   });
   let state = JSON.parse(JSON.stringify(await strategy.start(ctx))) as S;
   const events: EventInput[] = [];
@@ -45,7 +47,7 @@ export const driveStrategy = async <S>(
     const out = await strategy.step(state, ctx);
     state = JSON.parse(JSON.stringify(out.state)) as S;
     events.push(...out.events);
-    if (out.done) return { events, usage, state, steps };
+    if (out.done) return { events, usage, state, steps, notes };
   }
   throw new Error(`strategy did not finish in ${opts.maxSteps ?? 50} steps`);
 };

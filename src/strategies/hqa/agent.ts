@@ -8,7 +8,7 @@ import { chooseExamples, defaultLibrary, libraryNameFor, readSelectionMode, type
 import { answerSources, bestAvailable, collectAnswers, I_DONT_KNOW, mergeFinalAnswer, readStyle } from './merge';
 import { isNonAnswer } from './normalise';
 import { parseTurn, resolveTool } from './parse-step';
-import { agentMessages, extractMessages } from './prompt';
+import { agentMessages, agentShots, extractMessages } from './prompt';
 import parametricPaperPrompt from './prompts/parametric-paper.txt';
 import parametricPrompt from './prompts/parametric.txt';
 import { sourcesOfScope, toolsInScope, type Scope } from './scope';
@@ -157,6 +157,7 @@ export const stepAgentLoop = async (state: AgentState, ctx: RunContext): Promise
     const agentCall = ctx.llm.chat({
       purpose: 'agent',
       messages: agentMessages({ tools, examples: state.examples, question, turns: state.turns, recipe: state.recipe, scope: state.scope }),
+      droppable: [agentShots(state.examples, state.recipe)],
       stop: ['Observation:', '\nObservation'],
       maxTokens: 600,
       temperature: 0,

@@ -66,6 +66,18 @@ export const renderTrajectory = (turns: readonly Turn[], budget = DEFAULT_TRAJEC
   return turns.map((t, i) => renderTurn(t, observations[i])).join('\n');
 };
 
+/**
+ * The worked examples as they open the agent's user message. The paper numbers its three examples; ours separates
+ * them and says where the real question starts. Also what a call may drop whole to fit a small context window.
+ */
+export const agentShots = (examples: readonly string[], recipe: Recipe = 'ours'): string => {
+  const shots = examples.map((e) => e.trim());
+  if (!shots.length) return '';
+  return recipe === 'paper'
+    ? `Here are examples of how to use the tools:\n\n${shots.map((e, i) => `Example ${i + 1}:\n${e}`).join('\n\n')}\n\n`
+    : `Worked examples of the format:\n\n${shots.join('\n\n---\n\n')}\n\n---\n\nNow the real question.\n`;
+};
+
 /** The messages of one agent call: the model continues the text after the final `Thought:`. */
 export const agentMessages = (input: {
   tools: readonly Tool[];
@@ -77,13 +89,7 @@ export const agentMessages = (input: {
   scope?: Scope;
 }): ChatMessage[] => {
   const recipe = input.recipe ?? 'ours';
-  const examples = input.examples.map((e) => e.trim());
-  // The paper numbers its three examples; ours separates them and says where the real question starts.
-  const shots = !examples.length
-    ? ''
-    : recipe === 'paper'
-      ? `Here are examples of how to use the tools:\n\n${examples.map((e, i) => `Example ${i + 1}:\n${e}`).join('\n\n')}\n\n`
-      : `Worked examples of the format:\n\n${examples.join('\n\n---\n\n')}\n\n---\n\nNow the real question.\n`;
+  const shots = agentShots(input.examples, recipe);
   const trajectory = renderTrajectory(input.turns, input.budget);
   // The question stays on its one protocol line: line breaks in it could otherwise start a turn of their own.
   const user = `${shots}Question: ${oneLine(input.question)}\n${trajectory ? `${trajectory}\n` : ''}Thought:`;
