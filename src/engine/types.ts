@@ -72,7 +72,7 @@ export interface PurposeUsage {
   calls: number;
   promptTokens: number;
   completionTokens: number;
-  /** The model that served this purpose (the first one, when `models` lists several). */
+  /** The model that served this purpose (its latest call, when `models` lists several). */
   model?: string;
   /** Calls per model, only when more than one model served this purpose. */
   models?: Record<string, number>;

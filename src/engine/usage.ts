@@ -20,12 +20,13 @@ export const addLLMCall = (usage: Usage, purpose: Purpose, tokens: TokenUsage, m
   p.promptTokens += tokens.promptTokens;
   p.completionTokens += tokens.completionTokens;
   if (model) {
-    // One model per purpose is the norm; a purpose served by two (text and vision) lists both with their calls.
-    if (p.model === undefined) p.model = model;
-    else if (p.model !== model || p.models) {
+    // One model per purpose is the norm; a purpose served by two (text and vision, or a fork on another model than
+    // its parent's steps) lists both with their calls, and `model` names the one that served it last.
+    if (p.model !== undefined && (p.model !== model || p.models)) {
       p.models ??= { [p.model]: p.calls - 1 };
       p.models[model] = (p.models[model] ?? 0) + 1;
     }
+    p.model = model;
   }
   return usage;
 };

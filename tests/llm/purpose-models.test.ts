@@ -62,7 +62,21 @@ describe('per-purpose models (LLM_MODEL_<PURPOSE>)', () => {
     addLLMCall(usage, 'extract_info', { promptTokens: 1, completionTokens: 1 }, text.model);
     addLLMCall(usage, 'extract_info', { promptTokens: 1, completionTokens: 1 }, seen.model);
     addLLMCall(usage, 'extract_info', { promptTokens: 1, completionTokens: 1 }, seen.model);
-    expect(usage.byPurpose.extract_info).toMatchObject({ calls: 3, model: 'scripted', models: { scripted: 1, 'eyes-v1': 2 } });
+    expect(usage.byPurpose.extract_info).toMatchObject({ calls: 3, model: 'eyes-v1', models: { scripted: 1, 'eyes-v1': 2 } });
+  });
+
+  it('a fork on another model reports that model for the purposes it served, beside the parent\'s calls', async () => {
+    const { addLLMCall, emptyUsage } = await import('../../src/engine/usage');
+    // The parent's steps (copied into the fork with their usage), then the fork's own calls with "model": "other-model".
+    const usage = addLLMCall(addLLMCall(emptyUsage(), 'parametric', { promptTokens: 1, completionTokens: 1 }, 'stub'), 'agent', { promptTokens: 1, completionTokens: 1 }, 'stub');
+    const fork = structuredClone(usage);
+    addLLMCall(fork, 'agent', { promptTokens: 1, completionTokens: 1 }, 'other-model');
+    addLLMCall(fork, 'final', { promptTokens: 1, completionTokens: 1 }, 'other-model');
+    expect(fork.byPurpose).toMatchObject({
+      parametric: { calls: 1, model: 'stub' },
+      agent: { calls: 2, model: 'other-model', models: { stub: 1, 'other-model': 1 } },
+      final: { calls: 1, model: 'other-model' },
+    });
   });
 
   it('sends the routed model name to an OpenAI-compatible server', async () => {
