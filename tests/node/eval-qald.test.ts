@@ -50,6 +50,10 @@ describe('QALD label table from a Wikidata API', () => {
 
   it('says which API failed and how', async () => {
     await expect(fetchLabels({ entities: {} }, ['Q1'], 'en', { api: api.url.replace('/w/api.php', '/nope') })).rejects.toThrow(/HTTP 404/);
+    // Offline: the URL it tried, the cause, and how to go on.
+    await expect(fetchLabels({ entities: {} }, ['Q1'], 'en', { api: 'http://127.0.0.1:9/w/api.php' })).rejects.toThrow(
+      /could not reach http:\/\/127\.0\.0\.1:9\/w\/api\.php for the QALD label table: fetch failed.*--wikidata-api none/,
+    );
   });
 });
 

@@ -128,7 +128,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
   if (dynamic) {
     o.progress?.write(
       `CRAG: dynamicPolicy ${RUNNER_SETS_DYNAMIC_POLICY ? 'set by the runner' : "left to the variant's default"}; ` +
-        `${dynamic.predictedDynamic} questions judged dynamic by the service, ${dynamic.abstainedOnDynamic} of them answered "I don't know"\n`,
+        `${dynamic.predictedDynamic} ${dynamic.predictedDynamic === 1 ? 'question' : 'questions'} judged dynamic by the service, ${dynamic.abstainedOnDynamic} of them answered "I don't know"\n`,
     );
   }
   const metricsPath = join(o.outDir, 'metrics.json');

@@ -28,7 +28,11 @@ export const readLabelTable = (path: string): QaldLabelTable | undefined => {
 };
 
 const getJson = async (url: URL, doFetch: typeof fetch): Promise<unknown> => {
-  const res = await doFetch(url, { headers: { 'user-agent': USER_AGENT, accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) });
+  // Offline, fetch says only "fetch failed": name the endpoint and the cause, and the way to go on without it.
+  const res = await doFetch(url, { headers: { 'user-agent': USER_AGENT, accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) }).catch((err: unknown) => {
+    const cause = err instanceof Error ? `${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ''}` : String(err);
+    throw new Error(`could not reach ${url.origin}${url.pathname} for the QALD label table: ${cause}; pass --wikidata-api <a reachable api.php>, or --wikidata-api none to use only the cached table`);
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${url.origin}${url.pathname} answered HTTP ${res.status}: ${text.slice(0, 200)}`);
   if (text.length > MAX_RESPONSE_BYTES) throw new Error(`${url.origin}${url.pathname} sent more than ${MAX_RESPONSE_BYTES} bytes`);
