@@ -7,8 +7,9 @@ import { DEFAULT_WORKERS_AI_MODEL, workersAIProvider } from './workers-ai';
 export type LLMAvailability = { ok: true; llm: LLM } | { ok: false; reason: string };
 
 export const HOW_TO_CONFIGURE_LLM =
-  'No language model is configured. Start with `npm run dev -- --var LLM_PROVIDER:openai --var LLM_BASE_URL:http://127.0.0.1:8000/v1` ' +
-  '(any OpenAI-compatible server: vLLM, Ollama, llama.cpp, OpenAI with LLM_API_KEY), or deploy with LLM_PROVIDER=workers-ai and the AI binding.';
+  'No language model is configured. Start with `npm run dev -- --var LLM_BASE_URL:http://127.0.0.1:8000/v1 --var LLM_MODEL:<model>` ' +
+  '(any OpenAI-compatible server: vLLM, Ollama, llama.cpp, OpenAI with LLM_API_KEY; LLM_MODEL is the name the server serves, as its GET /v1/models lists it), ' +
+  'or deploy with LLM_PROVIDER=workers-ai and the AI binding.';
 
 const cache = new WeakMap<Config, LLMAvailability>();
 

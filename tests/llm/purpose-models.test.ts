@@ -92,3 +92,12 @@ describe('per-purpose models (LLM_MODEL_<PURPOSE>)', () => {
     expect(checked.model).toBe('gpt-3.5-turbo');
   });
 });
+
+describe('without a model', () => {
+  it('the hint names LLM_MODEL beside LLM_BASE_URL', async () => {
+    const { createLLM } = await import('../../src/llm');
+    const llm = createLLM(loadConfig({}), {});
+    expect(llm.ok).toBe(false);
+    expect(llm.ok ? '' : llm.reason).toMatch(/--var LLM_BASE_URL:\S+ --var LLM_MODEL:<model>.*LLM_MODEL is the name the server serves/);
+  });
+});
