@@ -13,4 +13,5 @@ export interface Stub {
   setScript: (script: any) => void;
   close: () => Promise<void>;
 }
-export declare const startStub: (options?: { port?: number; latencyMs?: number; host?: string }) => Promise<Stub>;
+/** `contextTokens`: a context window; a longer request is refused with 400 "maximum context length is N tokens" (vLLM). */
+export declare const startStub: (options?: { port?: number; latencyMs?: number; host?: string; contextTokens?: number }) => Promise<Stub>;

@@ -8,6 +8,9 @@
 //                    {"byQuestion": {"<question>": {"final": ["Paris"]}}, ...}   replies per question: the request's
 //                    question is the key that occurs latest in its messages (few-shot examples come before it)
 //   POST /__faults   {"status": 429, "count": 1, "retryAfter": 1}    the next `count` requests fail with `status`
+//   POST /__window   {"tokens": 8192}   a context window: a prompt plus max_tokens over it is refused with 400 in vLLM's
+//                    words ("maximum context length is 8192 tokens"); counted in GET /__window ({tokens, refused})
+//                    (also --context-tokens N; a token is counted per 3.2 characters, denser than English prose)
 //   GET  /__requests                                                the requests received (method, headers, body)
 //   POST /__reset
 import { createServer } from 'node:http';
@@ -19,11 +22,15 @@ const DEFAULT_REPLIES = {
   default: 'Thought: I know this.\nFinal Answer: 42',
 };
 
-export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1' } = {}) => {
+export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', contextTokens = 0 } = {}) => {
   let queues = {};
   let faults = { status: 0, count: 0, retryAfter: undefined };
   const requests = [];
-  const state = { latencyMs };
+  const state = { latencyMs, contextTokens, refused: 0 };
+  /** Tokens a request asks for: its messages as a dense tokenizer counts them, plus the reply's max_tokens. */
+  const requestedTokens = (body) =>
+    Math.ceil((body.messages ?? []).map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n').length / 3.2) +
+    Number(body.max_tokens ?? body.max_completion_tokens ?? 0);
 
   /** The scripted question a request is about: the key whose last occurrence in the messages comes last. */
   const questionOf = (body) => {
@@ -72,7 +79,12 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1' } 
       state.latencyMs = Number(JSON.parse(raw || '{}').ms ?? 0);
       return json(200, { ok: true });
     }
+    if (url.pathname === '/__window') {
+      if (req.method === 'POST') state.contextTokens = Number(JSON.parse(raw || '{}').tokens ?? 0);
+      return json(200, { tokens: state.contextTokens, refused: state.refused });
+    }
     if (url.pathname === '/__reset') {
+      state.refused = 0;
       queues = {};
       faults = { status: 0, count: 0 };
       requests.length = 0;
@@ -88,6 +100,12 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1' } 
       faults.count -= 1;
       const headers = faults.retryAfter !== undefined ? { 'retry-after': String(faults.retryAfter) } : {};
       return json(faults.status, { error: { message: `injected ${faults.status}` } }, headers);
+    }
+    const asked = requestedTokens(body);
+    if (state.contextTokens && asked > state.contextTokens) {
+      state.refused += 1;
+      const message = `This model's maximum context length is ${state.contextTokens} tokens. However, you requested ${asked} tokens. Please reduce the length of the messages or completion.`;
+      return json(400, { object: 'error', message, type: 'BadRequestError', code: 400, error: { message, type: 'BadRequestError', code: 400 } });
     }
     if (state.latencyMs) await new Promise((r) => setTimeout(r, state.latencyMs));
     let text = replyFor(purpose, body);
@@ -131,6 +149,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const i = process.argv.indexOf(`--${name}`);
     return i >= 0 ? process.argv[i + 1] : fallback;
   };
-  const stub = await startStub({ port: Number(arg('port', 8900)), latencyMs: Number(arg('latency', 0)) });
+  const stub = await startStub({ port: Number(arg('port', 8900)), latencyMs: Number(arg('latency', 0)), contextTokens: Number(arg('context-tokens', 0)) });
   console.log(`OpenAI-compatible stub on ${stub.url}`);
 }
