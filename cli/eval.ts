@@ -151,6 +151,8 @@ const main = async () => {
   process.stderr.write(`asked ${summary.asked}, skipped ${summary.skipped} (resume)${missing}, errors ${summary.errors}\n`);
   process.stderr.write(`wrote ${summary.files.predictions}\n      ${summary.files.metrics}\n      ${summary.files.report}\n`);
   const out: Record<string, unknown> = { benchmark: summary.benchmark, n: summary.n, metrics: summary.metrics };
+  if (summary.usage.evidenceCache.hitRate !== null) out.evidenceCache = summary.usage.evidenceCache;
+  if (summary.usage.promptsTrimmed) out.promptsTrimmed = summary.usage.promptsTrimmed;
   if (prepared.skipped) out.skippedNoContext = prepared.skipped;
   if (summary.judge) out.judge = summary.judge;
   Object.assign(out, await afterRuns(url, options, archives));

@@ -9,6 +9,7 @@ import { defaultMode, defaultVariant, RUNNER_SETS_DYNAMIC_POLICY, runQuestions }
 import { indexPredictions, scoreBenchmark } from '../score';
 import type { Benchmark, EvalItem, ItemScore, Prediction } from '../types';
 import { judgedAccuracy } from '../judged-accuracy';
+import { usageTotals, type UsageTotals } from '../usage-totals';
 import { prepareLabelTable } from './qald-label-cache';
 import { readPredictionLines } from './read-text';
 
@@ -55,6 +56,8 @@ export interface EvaluationSummary {
   asked: number;
   skipped: number;
   errors: number;
+  /** Shared evidence cache hits and misses (hit rate), gate waits, prompts shortened to the model's window. */
+  usage: UsageTotals;
   files: { predictions: string; metrics: string; report: string };
 }
 
@@ -131,6 +134,8 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
         `${dynamic.predictedDynamic} ${dynamic.predictedDynamic === 1 ? 'question' : 'questions'} judged dynamic by the service, ${dynamic.abstainedOnDynamic} of them answered "I don't know"\n`,
     );
   }
+  // Live evidence: how much the cache every run shares saved, and what the politeness gates and context windows cost.
+  const usage = usageTotals(o.items.map((i) => predictions.get(i.id)?.usage));
   const metricsPath = join(o.outDir, 'metrics.json');
   const reportPath = join(o.outDir, 'report.html');
   const createdAt = new Date().toISOString();
@@ -147,6 +152,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     ...(o.options ? { options: o.options } : {}),
     ...(o.benchmark === 'qald9plus' ? { language } : {}),
     errors: [...predictions.values()].filter((p) => p.error && wanted.has(p.id)).length,
+    usage,
     ...(dynamic ? { crag: { dynamicPolicy: RUNNER_SETS_DYNAMIC_POLICY ? 'set by the runner' : 'variant default', ...dynamic } } : {}),
     notes: [...(result.notes ?? []), ...(labels?.note ? [labels.note] : [])],
     ...(labels?.table ? { labels: { file: labels.path, api: labels.table.api ?? null, language } } : {}),
@@ -163,6 +169,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     asked: o.items.length - skip.size,
     skipped: skip.size,
     errors,
+    usage,
     files: { predictions: predictionsPath, metrics: metricsPath, report: reportPath },
   };
 };
