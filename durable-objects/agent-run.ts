@@ -3,7 +3,7 @@ import { loadConfig, type Config } from '../src/config';
 import { indexRunCreated, OPEN_OWNER, type RunSummary } from '../src/engine/run-index';
 import type { RunView } from '../src/engine/run-view';
 import { SSE_HEADERS } from '../src/engine/sse';
-import { isTerminal, RunCancelled, type EventInput, type RunRequest } from '../src/engine/types';
+import { isTerminal, RunCancelled, type RunRequest, type StepEvent } from '../src/engine/types';
 import { runSpan, sendSpans, traceIdFor, tracingOn } from '../src/telemetry/run-tracing';
 import { partialOf } from './run/ending';
 import { replayArchiveOf, RunEvidence } from './run/evidence';
@@ -45,6 +45,7 @@ export class AgentRun extends DurableObject<Env> {
     const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
     this.ledger = new RunLedger(this.store, this.fanout, ctx.storage, () => this.env.DB, {
       traceId: (runId) => traceIdFor(this.config(), runId),
+      book: (meta) => this.evidence.book(meta.request),
       onFinish: (ended, config, events) => {
         if (!tracingOn(config) || ended.finishedAt === undefined) return;
         const error = [...events].reverse().find((e) => e.type === 'error');
@@ -153,7 +154,7 @@ export class AgentRun extends DurableObject<Env> {
     if (isTerminal(meta.status)) return { outcome: 'finished', view: this.ledger.render(meta) };
     this.stepper.abort(new RunCancelled());
     const config = this.config();
-    const events: EventInput[] = [{ type: 'error', data: { code: 'cancelled', message: 'the run was cancelled by its client' } }];
+    const events: StepEvent[] = [{ type: 'error', data: { code: 'cancelled', message: 'the run was cancelled by its client' } }];
     const partial = partialOf(meta, config);
     if (partial) events.push({ type: 'answer', data: partial });
     const ended = await this.ledger.finish(meta, 'cancelled', events, config);

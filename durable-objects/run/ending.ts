@@ -1,5 +1,5 @@
 import type { Config } from '../../src/config';
-import { LimitError, type AnswerData, type EventInput, type RunStatus } from '../../src/engine/types';
+import { LimitError, type AnswerDraft, type RunStatus, type StepEvent } from '../../src/engine/types';
 import { strategyFor } from '../../src/strategies';
 import type { RunMeta } from '../run-store';
 
@@ -7,7 +7,7 @@ import type { RunMeta } from '../run-store';
  * A run succeeds only with an answer: a strategy that ends with an error event, or with no answer or an empty
  * one, ends `failed` (with an error that says so), never `succeeded` with answer "". "I don't know" is an answer.
  */
-export const honestEnding = (events: EventInput[]): { status: RunStatus; events: EventInput[] } => {
+export const honestEnding = <E extends StepEvent>(events: E[]): { status: RunStatus; events: E[] } => {
   const answer = [...events].reverse().find((e) => e.type === 'answer');
   const answered = answer?.type === 'answer' && answer.data.answer.trim() !== '';
   const failed = events.some((e) => e.type === 'error');
@@ -15,11 +15,11 @@ export const honestEnding = (events: EventInput[]): { status: RunStatus; events:
   // An empty answer is no answer: drop it rather than show "" as the run's result.
   const kept = events.filter((e) => !(e.type === 'answer' && !e.data.answer.trim()));
   if (failed) return { status: 'failed', events: kept };
-  return { status: 'failed', events: [...kept, { type: 'error', data: { code: 'no_answer', message: 'the run ended without an answer' } }] };
+  return { status: 'failed', events: [...kept, { type: 'error', data: { code: 'no_answer', message: 'the run ended without an answer' } } as E] };
 };
 
 /** The strategy's best answer so far, for a run that ends early; never lets a broken partial hide the end. */
-export const partialOf = (meta: RunMeta, config: Config): AnswerData | null => {
+export const partialOf = (meta: RunMeta, config: Config): AnswerDraft | null => {
   if (meta.state === undefined) return null;
   try {
     return strategyFor(meta.request.mode, config)?.partial?.(meta.state) ?? null;

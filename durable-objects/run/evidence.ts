@@ -1,5 +1,6 @@
 import type { Config } from '../../src/config';
 import { archiveInfo, archiveReplaySource, type ArchiveBindings } from '../../src/engine/archives';
+import { evidenceBook, type EvidenceBook } from '../../src/engine/attribution/attribute';
 import { OPEN_OWNER } from '../../src/engine/run-index';
 import { redact } from '../../src/engine/redact';
 import { createServices, type ServiceCaller } from '../../src/engine/services';
@@ -39,8 +40,16 @@ export class RunEvidence {
     return encodeArchive(this.store.records(), { runs: [meta.runId] });
   }
 
-  /** The run's services with its evidence recorded, and served from the archive when the run replays one. */
-  services(config: Config, request: RunRequest, usage: Usage, replay: ReplaySource | undefined, caller: ServiceCaller) {
+  /** The run's evidence recording and its caller's context: what the answer's citations are checked against. */
+  book(request: RunRequest): EvidenceBook {
+    return evidenceBook(this.store.records(), request.context);
+  }
+
+  /**
+   * The run's services with its evidence recorded, and served from the archive when the run replays one. The key of
+   * each record joins `recorded`, so a tool call can say which records it produced.
+   */
+  services(config: Config, request: RunRequest, usage: Usage, replay: ReplaySource | undefined, caller: ServiceCaller, recorded: string[]) {
     // Test builds only: a run may ask for live evidence, so a workerd test can record against a stubbed Wikimedia.
     const evidenceConfig: Config = config.TEST_MODE && request.options?.testEvidence === 'live' ? { ...config, EVIDENCE: 'live' } : config;
     const base = createServices(evidenceConfig, this.env as never, caller);
@@ -50,13 +59,13 @@ export class RunEvidence {
     let evidence: Evidence | undefined;
     return {
       ...base,
-      evidence: () => (evidence ??= recordingEvidence(replay ? replayingEvidence(replay, onMiss) : base.evidence(), (r) => this.keep(r, config))),
+      evidence: () => (evidence ??= recordingEvidence(replay ? replayingEvidence(replay, onMiss) : base.evidence(), (r) => this.keep(r, config, recorded))),
     };
   }
 
   /** CRAG KG API calls: answered from the archive in a replay, recorded with the run otherwise. */
-  kg(config: Config, usage: Usage, replay: ReplaySource | undefined): KgGateway {
-    const record = recordingKg((r) => this.keep(r, config));
+  kg(config: Config, usage: Usage, replay: ReplaySource | undefined, recorded: string[]): KgGateway {
+    const record = recordingKg((r) => this.keep(r, config, recorded));
     if (!replay) return record;
     const fromArchive = replayingKg(replay, () => (usage.replayMisses = (usage.replayMisses ?? 0) + 1));
     return (call, send) => record(call, () => fromArchive(call, send));
@@ -77,8 +86,9 @@ export class RunEvidence {
   }
 
   /** Stores one record, scrubbed of secrets; its body is addressed by its SHA-256. */
-  private async keep(record: EvidenceRecord, config: Config): Promise<void> {
+  private async keep(record: EvidenceRecord, config: Config, recorded: string[]): Promise<void> {
     const scrub = (s: string) => redact(s, config.secrets);
+    recorded.push(scrub(record.key));
     const request = scrub(JSON.stringify(record.request));
     const response = record.response;
     if ('body' in response) {

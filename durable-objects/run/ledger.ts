@@ -1,9 +1,10 @@
 import type { Config } from '../../src/config';
 import { applyAnswerFormat } from '../../src/engine/answer-format';
+import { evidenceBook, finishAnswer, type EvidenceBook } from '../../src/engine/attribution/attribute';
 import { redact } from '../../src/engine/redact';
 import { indexRunStatus } from '../../src/engine/run-index';
 import { runView, type RunView } from '../../src/engine/run-view';
-import type { AnswerData, EventInput, LimitError, RunEvent, RunStatus } from '../../src/engine/types';
+import type { AnswerDraft, EventInput, LimitError, RunEvent, RunStatus, StepEvent } from '../../src/engine/types';
 import type { RunMeta, RunStore } from '../run-store';
 import type { SseFanout } from './sse-fanout';
 
@@ -12,6 +13,8 @@ export interface LedgerHooks {
   traceId?: (runId: string) => string | undefined;
   /** Told once the run has ended and its last events are stored (the run's span is sent from here). */
   onFinish?: (ended: RunMeta, config: Config, events: RunEvent[]) => void;
+  /** The run's evidence, which an answer's citations are verified against (none: nothing verifies). */
+  book?: (meta: RunMeta) => EvidenceBook;
 }
 
 /**
@@ -29,15 +32,18 @@ export class RunLedger {
     private readonly hooks: LedgerHooks = {},
   ) {}
 
-  append(meta: RunMeta, events: EventInput[], config: Config, checkpoint = false): RunEvent[] {
-    const formatted = events.map((e) => (e.type === 'answer' ? { ...e, data: applyAnswerFormat(e.data, meta.request) } : e));
+  /** Stores and streams events; an answer is attributed (citations, confidence) and formatted on the way. */
+  append(meta: RunMeta, events: StepEvent[], config: Config, checkpoint = false): RunEvent[] {
+    const formatted: EventInput[] = events.map((e) =>
+      e.type === 'answer' ? { type: 'answer', data: applyAnswerFormat(finishAnswer(e.data, this.hooks.book?.(meta) ?? evidenceBook([], meta.request.context), meta.request), meta.request) } : e,
+    );
     const stored = this.store.commit(meta, formatted, Date.now(), (s) => redact(s, config.secrets), checkpoint);
     this.fanout.broadcast(stored);
     return stored;
   }
 
   /** Stores the last events and `done`, closes the streams, updates the run index, then answers those who wait. */
-  async finish(meta: RunMeta, status: RunStatus, events: EventInput[], config: Config): Promise<RunMeta> {
+  async finish(meta: RunMeta, status: RunStatus, events: StepEvent[], config: Config): Promise<RunMeta> {
     const finishedAt = Date.now();
     const ended: RunMeta = { ...meta, status, finishedAt };
     const done: EventInput = {
@@ -67,8 +73,8 @@ export class RunLedger {
   }
 
   /** Ends the run `limited`, with the limit that was hit and the partial answer when there is one. */
-  async limited(meta: RunMeta, partial: AnswerData | null | undefined, err: LimitError, config: Config): Promise<void> {
-    const events: EventInput[] = [{ type: 'error', data: { code: `limit_${err.limit}`, message: err.message } }];
+  async limited(meta: RunMeta, partial: AnswerDraft | null | undefined, err: LimitError, config: Config): Promise<void> {
+    const events: StepEvent[] = [{ type: 'error', data: { code: `limit_${err.limit}`, message: err.message } }];
     if (partial) events.push({ type: 'answer', data: partial });
     await this.finish(meta, 'limited', events, config);
   }

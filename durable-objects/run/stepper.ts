@@ -121,9 +121,11 @@ export class Stepper {
     const note = (text: string) => void notes.push(text);
     // With tracing on, the step's model calls, tool calls and evidence requests are recorded as spans under it.
     const trace = startStepTrace(config, meta.runId, meta.steps + 1, meta.request);
-    const services = evidence.services(config, meta.request, usage, replay, { signal: controller.signal, usage, note });
+    // Keys of the evidence records this step produces, so its tool calls can say what they read.
+    const recorded: string[] = [];
+    const services = evidence.services(config, meta.request, usage, replay, { signal: controller.signal, usage, note }, recorded);
     let tracedSource: Evidence | undefined;
-    const kg = evidence.kg(config, usage, replay);
+    const kg = evidence.kg(config, usage, replay, recorded);
     const ctx = createRunContext({
       runId: meta.runId,
       request: meta.request,
@@ -131,6 +133,8 @@ export class Stepper {
       llm: llm.llm,
       services: trace ? { ...services, evidence: () => (tracedSource ??= tracedEvidence(services.evidence(), trace)) } : services,
       kg: trace ? tracedKg(kg, trace) : kg,
+      recorded,
+      book: () => evidence.book(meta.request),
       tools: createToolRegistry(strategyTools(config)),
       usage,
       llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },

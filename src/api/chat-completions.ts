@@ -86,7 +86,7 @@ const completionBody = (view: RunView, model: string) => ({
     },
   ],
   usage: openAIUsage(view.usage),
-  run: { runId: view.runId, status: view.status, sources: view.sources, confidence: view.confidence },
+  run: { runId: view.runId, status: view.status, sources: view.sources, confidence: view.confidence, agreementSources: view.agreementSources, citations: view.citations },
 });
 
 const encoder = new TextEncoder();

@@ -48,6 +48,17 @@ export const usageSchema = z
 
 const runLink = z.object({ runId: z.string(), fromStep: z.number().int() });
 
+export const citationSchema = z
+  .object({
+    source: z.string().meta({ description: 'the key of `answers` this citation backs' }),
+    key: z.string().meta({ description: "the evidence record's key (GET /v1/runs/{id}/evidence), or `context …` for the caller's table, passages and pages" }),
+    kind: z.string().meta({ description: 'wikipedia, search, wikidata, kg, table, passage, web; missing when the run recorded no such evidence' }),
+    url: z.string().optional(),
+    quote: z.string().optional().meta({ description: 'the short span of the record that contains the answer (verified citations only)' }),
+    verified: z.boolean().meta({ description: 'the record is one this run received, and the answer occurs in it' }),
+  })
+  .openapi('Citation');
+
 export const runSchema = z
   .looseObject({
     runId: z.string(),
@@ -59,9 +70,13 @@ export const runSchema = z
     answers: z.record(z.string(), z.string()).meta({ description: 'per source (wikipedia, wikidata, parametric, program, …): what it answered' }),
     sources: z.array(z.looseObject({ title: z.string().optional(), url: z.string().optional(), kind: z.string().optional() })),
     confidence: z.string().nullable().meta({
-      description: 'agreement of the sources that answered from evidence: all_agree, two_agree, conflict, one_source, none (program mode: high, low)',
+      description:
+        'agreement of the sources whose answer a citation verified in this run\'s evidence: all_agree, two_agree, conflict, one_source, none (docs/CONFIDENCE.md)',
     }),
-    agreementSources: z.array(z.string()).meta({ description: "keys of `answers` the confidence is computed over; the model's own knowledge never counts" }),
+    agreementSources: z
+      .array(z.string())
+      .meta({ description: "keys of `answers` with a verified citation, which the confidence is computed over; the model's own knowledge never counts" }),
+    citations: z.array(citationSchema).meta({ description: 'the evidence each source answer cites, each checked against what this run recorded' }),
     entities: z
       .array(z.object({ id: z.string().regex(/^Q[0-9]+$/), label: z.string() }))
       .meta({ description: 'the Wikidata entities behind the answer, one per item of a list answer (empty when not known)' }),

@@ -8,6 +8,7 @@ import { windowedLLM } from './windowed-llm';
 import type { LLM } from '../llm/types';
 import type { ToolRegistry } from '../tools/types';
 import type { VectorIndex } from '../vectors/types';
+import { attribute, evidenceBook, type EvidenceBook } from './attribution/attribute';
 import { meteredLLM } from './metered-llm';
 import { noTracer, type Tracer } from './trace';
 import type { RunContext, RunRequest, Usage } from './types';
@@ -37,6 +38,13 @@ export interface ContextParts {
   note?: (text: string) => void;
   /** Spans for the step's model and tool calls (OpenTelemetry export when configured). */
   tracer?: Tracer;
+  /**
+   * Keys of the evidence records this step's calls produced, appended by the recording as they arrive; a tool call
+   * reports the ones it added. Absent: nothing is recorded, so nothing can be cited.
+   */
+  recorded?: string[];
+  /** The run's evidence so far, for `ctx.attribute` (read when a strategy asks, not before). */
+  book?: () => EvidenceBook;
 }
 
 const MAX_OBSERVATION_CHARS = 8_000;
@@ -70,14 +78,18 @@ export const createRunContext = (parts: ContextParts): RunContext => {
     tools: parts.tools,
     signal: parts.signal,
     kg: parts.kg,
+    attribute: (claims) => attribute(claims, parts.book?.() ?? evidenceBook([], parts.request.context)),
     async runTool(name, input) {
       const tool = parts.tools.get(name);
       const started = Date.now();
+      const mark = parts.recorded?.length ?? 0;
+      const records = () => parts.recorded?.slice(mark) ?? [];
       if (!tool) {
         return {
           output: `Unknown tool "${name}". Valid tools: ${parts.tools.names().join(', ')}.`,
           ms: 0,
           error: true,
+          records: [],
         };
       }
       parts.signal?.throwIfAborted();
@@ -98,7 +110,7 @@ export const createRunContext = (parts: ContextParts): RunContext => {
             },
           };
           const output = await tool.execute(toolCtx, parsed);
-          return { output: clip(output), ms: Date.now() - started, error: false };
+          return { output: clip(output), ms: Date.now() - started, error: false, records: records() };
         } catch (err) {
           // A failing tool is something the agent should see and react to, not a crash of the run.
           if (err instanceof Error && err.name === 'LimitError') throw err;
@@ -106,7 +118,7 @@ export const createRunContext = (parts: ContextParts): RunContext => {
           if (parts.signal?.aborted) throw parts.signal.reason;
           const message = `Error: ${err instanceof Error ? err.message : String(err)}`;
           span.fail(message);
-          return { output: message, ms: Date.now() - started, error: true };
+          return { output: message, ms: Date.now() - started, error: true, records: records() };
         }
       });
     },

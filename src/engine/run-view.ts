@@ -33,6 +33,7 @@ export const runView = (r: RunRecord) => {
     sources: answer?.sources ?? [],
     confidence: answer?.confidence ?? null,
     agreementSources: answer?.agreementSources ?? [],
+    citations: answer?.citations ?? [],
     entities: answer?.entities ?? [],
     error: error ? error.data : null,
     steps: r.events

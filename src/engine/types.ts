@@ -24,8 +24,39 @@ export interface Source {
   kind: 'wikipedia' | 'wikidata' | 'web' | 'table' | 'passage' | 'kg' | 'model' | string;
 }
 
-/** Agreement between sources: all agree, two agree, conflict, a single source, or no source answered. */
-export type Confidence = 'all_agree' | 'two_agree' | 'conflict' | 'one_source' | 'none' | 'high' | 'low';
+/**
+ * Agreement between the sources whose answer a citation verified in this run's evidence (src/engine/attribution):
+ * all agree (two or more), two agree and another differs, conflict, a single source, or no source verified.
+ */
+export type Confidence = 'all_agree' | 'two_agree' | 'conflict' | 'one_source' | 'none';
+
+/**
+ * A source's claim, declared by a strategy: this answer rests on these records of the run's evidence (keys of
+ * the evidence recording, or `context …` keys for the caller's table, passages and pages). The engine verifies it.
+ */
+export interface Claim {
+  source: string;
+  answer: string;
+  keys: string[];
+  /** Counts towards agreement only when no other source verified (an agent's answer derived from the sources). */
+  fallback?: boolean;
+  /**
+   * A computed answer (a calculator's result): verified when every operand occurs in a cited record, since the
+   * computation itself ran in the sandbox. The answer is then not looked for in the records.
+   */
+  operands?: string[];
+}
+
+/** One piece of evidence an answer cites; `verified` when the record is this run's and the answer occurs in it. */
+export interface Citation {
+  source: string;
+  key: string;
+  kind: string;
+  url?: string;
+  /** The short span of the record that contains the answer (absent when not verified). */
+  quote?: string;
+  verified: boolean;
+}
 
 /** A Wikidata entity named by the answer (one per item of a list answer). */
 export interface AnswerEntity {
@@ -33,19 +64,26 @@ export interface AnswerEntity {
   label: string;
 }
 
-export interface AnswerData {
+export interface AnswerFields {
   answer: string;
   /** Each source's own answer: wikipedia, wikidata, parametric, table, web, kg, ... */
   answers: Record<string, string>;
   sources: Source[];
-  confidence: Confidence;
-  /**
-   * The keys of `answers` whose agreement `confidence` measures: only answers read from evidence (the model's own
-   * knowledge never counts). Absent where confidence is not an agreement (program mode's high/low).
-   */
-  agreementSources?: string[];
   /** The Wikidata entities behind the answer, when the strategy knows them (QALD scores these as IRIs). */
   entities?: AnswerEntity[];
+}
+
+/** What a strategy ends with: its answer and, per source, the evidence that answer rests on. */
+export interface AnswerDraft extends AnswerFields {
+  claims: Claim[];
+}
+
+/** The answer as stored and served: the draft's fields with what the engine verified (src/engine/attribution). */
+export interface AnswerData extends AnswerFields {
+  confidence: Confidence;
+  /** The keys of `answers` whose agreement `confidence` measures: the sources with a verified citation. */
+  agreementSources: string[];
+  citations: Citation[];
 }
 
 /** The events of a run, also its SSE event names. */
@@ -59,6 +97,8 @@ export type EventInput =
   | { type: 'done'; data: { status: RunStatus; usage: Usage; timings: Timings } };
 
 export type RunEvent = EventInput & { id: number; at: number };
+/** What a strategy step emits: the run's events, its answer still a draft the engine attributes. */
+export type StepEvent = Exclude<EventInput, { type: 'answer' }> | { type: 'answer'; data: AnswerDraft };
 export type EventType = EventInput['type'];
 
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'limited', 'cancelled'] as const;
@@ -123,14 +163,26 @@ export interface RunContext {
   readonly signal?: AbortSignal;
   /** Where CRAG KG API calls go: recorded with the run, or answered from a replayed archive. Absent: sent as they are. */
   readonly kg?: KgGateway;
-  /** Runs a tool by name, timing it and counting it; errors become observations (error: true), never throws. */
-  runTool(name: string, input: unknown): Promise<{ output: string; ms: number; error: boolean }>;
+  /**
+   * Runs a tool by name, timing it and counting it; errors become observations (error: true), never throws.
+   * `records` are the keys of the evidence records the call produced (what a claim cites).
+   */
+  runTool(name: string, input: unknown): Promise<{ output: string; ms: number; error: boolean; records: string[] }>;
+  /** Verifies claims against this run's evidence so far, as the engine will for the answer (src/engine/attribution). */
+  attribute(claims: readonly Claim[]): Attribution;
+}
+
+/** What the engine concludes from a strategy's claims. */
+export interface Attribution {
+  confidence: Confidence;
+  agreementSources: string[];
+  citations: Citation[];
 }
 
 /** What one step produced: the new state, the events to store and stream, and whether the run ended. */
 export interface StepOutcome<S> {
   state: S;
-  events: EventInput[];
+  events: StepEvent[];
   done?: boolean;
 }
 
@@ -152,7 +204,7 @@ export interface Strategy<S = unknown> {
   start(ctx: RunContext): Promise<S> | S;
   step(state: S, ctx: RunContext): Promise<StepOutcome<S>>;
   /** The best answer from what was gathered, used when a run limit ends the run early. */
-  partial?(state: S): AnswerData | null;
+  partial?(state: S): AnswerDraft | null;
 }
 
 /** The reason a step is aborted when its client cancels the run. */

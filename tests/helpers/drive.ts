@@ -1,6 +1,9 @@
 import { loadConfig } from '../../src/config';
+import { evidenceBook, finishAnswer } from '../../src/engine/attribution/attribute';
 import { createRunContext, type Services } from '../../src/engine/context';
 import type { EventInput, RunRequest, Strategy, Usage } from '../../src/engine/types';
+import { recordingEvidence, recordingKg, type EvidenceRecord } from '../../src/evidence/recording';
+import type { Evidence } from '../../src/evidence/types';
 import { emptyUsage } from '../../src/engine/usage';
 import type { LLM } from '../../src/llm/types';
 import { toolRegistry, type Tool } from '../../src/tools/types';
@@ -12,6 +15,7 @@ const unavailable = (what: string) => () => {
 /**
  * Drives a strategy start → step → … → done without the Durable Object, for unit tests of strategies.
  * Each step's state goes through JSON, as it does in storage, so a strategy that keeps non-JSON state fails here.
+ * Evidence is recorded as the engine records it, and the answer is attributed against that recording.
  */
 export const driveStrategy = async <S>(
   strategy: Strategy<S>,
@@ -23,31 +27,42 @@ export const driveStrategy = async <S>(
     env?: Record<string, string>;
     maxSteps?: number;
   },
-): Promise<{ events: EventInput[]; usage: Usage; state: S; steps: number; notes: string[] }> => {
+): Promise<{ events: EventInput[]; usage: Usage; state: S; steps: number; notes: string[]; records: EvidenceRecord[] }> => {
   const usage = emptyUsage();
   const notes: string[] = [];
   const request: RunRequest = { variant: 'mintaka', mode: strategy.mode, ...opts.request };
+  const records: EvidenceRecord[] = [];
+  const recorded: string[] = [];
+  const keep = (r: EvidenceRecord) => {
+    recorded.push(r.key);
+    if (!records.some((x) => x.key === r.key)) records.push(r);
+  };
+  let evidence: Evidence | undefined;
+  const book = () => evidenceBook(records, request.context);
   const ctx = createRunContext({
     runId: 'test-run',
     request,
     config: loadConfig({ ...(opts.env ?? {}) }),
     llm: opts.llm,
     services: {
-      evidence: opts.services?.evidence ?? unavailable('evidence'),
+      evidence: () => (evidence ??= recordingEvidence((opts.services?.evidence ?? unavailable('evidence'))(), keep)),
       embedder: opts.services?.embedder ?? unavailable('embedder'),
       vectors: opts.services?.vectors ?? unavailable('vectors'),
     },
     tools: toolRegistry(opts.tools ?? []),
     usage,
     note: (text) => notes.push(text),
+    kg: recordingKg(keep),
+    recorded,
+    book,
   });
   let state = JSON.parse(JSON.stringify(await strategy.start(ctx))) as S;
   const events: EventInput[] = [];
   for (let steps = 1; steps <= (opts.maxSteps ?? 50); steps++) {
     const out = await strategy.step(state, ctx);
     state = JSON.parse(JSON.stringify(out.state)) as S;
-    events.push(...out.events);
-    if (out.done) return { events, usage, state, steps, notes };
+    events.push(...out.events.map((e): EventInput => (e.type === 'answer' ? { type: 'answer', data: finishAnswer(e.data, book(), request) } : e)));
+    if (out.done) return { events, usage, state, steps, notes, records };
   }
   throw new Error(`strategy did not finish in ${opts.maxSteps ?? 50} steps`);
 };

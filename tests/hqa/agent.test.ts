@@ -70,11 +70,17 @@ describe('HQA agent on the bundled snapshot', () => {
         { title: 'Robert Zemeckis', url: expect.stringContaining('Robert_Zemeckis'), kind: 'wikipedia' },
         { title: 'Q187364 (Robert Zemeckis)', url: 'https://www.wikidata.org/wiki/Q187364', kind: 'wikidata' },
         { title: 'Q1297 (Chicago)', url: 'https://www.wikidata.org/wiki/Q1297', kind: 'wikidata' },
-        { title: 'scripted (model knowledge)', kind: 'model' },
+        { title: "the model's own knowledge", kind: 'model' },
       ],
       // The answer's entity, from the query row the agent used.
       entities: [{ id: 'Q1297', label: 'Chicago' }],
+      citations: expect.any(Array),
     });
+    // Each source cites the records it read, and the quote holds the answer.
+    const citations = answerOf(events).citations as Array<{ source: string; key: string; quote: string; verified: boolean }>;
+    expect(citations.find((c) => c.source === 'wikipedia')).toMatchObject({ key: 'evidence page ["Robert Zemeckis"]', verified: true, quote: expect.stringContaining('Chicago, Illinois') });
+    expect(citations.find((c) => c.source === 'wikidata')).toMatchObject({ verified: true, quote: 'place: Q1297 (Chicago)' });
+    expect(citations.every((c) => c.verified && c.quote.includes('Chicago'))).toBe(true);
 
     // The parametric call went out with the first agent call, not later.
     expect(llm.requests.slice(0, 2).map((r) => r.purpose).sort()).toEqual(['agent', 'parametric']);
@@ -219,7 +225,8 @@ describe('HQA agent on the bundled snapshot', () => {
           'Thought: They differ; the graph is more precise.\nFinal Answer: Chicago',
         ],
         parametric: ['Los Angeles'],
-        read: ['He was born in Houston, Texas.'],
+        // What the page says, but not the place of birth: a verified Wikipedia answer that differs from Wikidata's.
+        read: ['He studied film at the University of Southern California.'],
         final: ['Robert Zemeckis was most likely born in Chicago, as Wikidata records.'],
       },
       { answerStyle: 'long' },
@@ -227,9 +234,9 @@ describe('HQA agent on the bundled snapshot', () => {
     const { events } = await result;
     const a = answerOf(events);
     expect(a.confidence).toBe('conflict');
-    expect(a.answers).toMatchObject({ wikidata: 'Chicago', wikipedia: 'He was born in Houston, Texas.', parametric: 'Los Angeles' });
+    expect(a.answers).toMatchObject({ wikidata: 'Chicago', wikipedia: 'He studied film at the University of Southern California.', parametric: 'Los Angeles' });
     expect(a.answer).toMatch(/^Robert Zemeckis was most likely born in Chicago/);
-    expect(a.answer).toMatch(/sources disagree.*Wikipedia: He was born in Houston.*Wikidata: Chicago.*Model knowledge: Los Angeles/s);
+    expect(a.answer).toMatch(/sources disagree.*Wikipedia: He studied film.*Wikidata: Chicago.*Model knowledge: Los Angeles/s);
     const merge = llm.requests.find((r) => r.purpose === 'final')!;
     expect(String(merge.messages[0].content)).toMatch(/If the sources disagree/);
   });
@@ -243,7 +250,7 @@ describe('HQA agent on the bundled snapshot', () => {
           'Thought: hm\nFinal Answer: Chicago',
         ],
         parametric: ['Chicago'],
-        read: ['He was born in Los Angeles.'],
+        read: ['He studied film at the University of Southern California.'],
       },
       { abstain: true },
     );
@@ -262,6 +269,24 @@ describe('HQA agent on the bundled snapshot', () => {
       { abstain: true },
     );
     expect(answerOf((await result).events)).toMatchObject({ answer: 'Chicago', confidence: 'one_source', agreementSources: ['wikidata'] });
+  });
+
+  it('gives no verified citation, and confidence none, to an answer the page it read does not hold', async () => {
+    const { result } = run({
+      agent: ['Thought: read\nAction: read\nAction Input: Robert Zemeckis', 'Thought: done\nFinal Answer: Houston'],
+      parametric: ['Houston'],
+      // The model claims the page says Houston; the page says Chicago.
+      read: ['He was born in Houston, Texas.'],
+      final: ['Houston'],
+    });
+    const answer = answerOf((await result).events);
+    expect(answer.answers).toMatchObject({ wikipedia: 'He was born in Houston, Texas.', agent: 'Houston' });
+    expect(answer).toMatchObject({ confidence: 'none', agreementSources: [] });
+    expect(answer.citations).toEqual([
+      expect.objectContaining({ source: 'wikipedia', key: 'evidence page ["Robert Zemeckis"]', verified: false }),
+      expect.objectContaining({ source: 'agent', key: 'evidence page ["Robert Zemeckis"]', verified: false }),
+    ]);
+    expect(answer.citations.some((c: { quote?: string }) => c.quote)).toBe(false);
   });
 
   it('never says the sources agree when every Wikidata call failed and only the model answered', async () => {

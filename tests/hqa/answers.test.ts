@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agreementOf } from '../../src/strategies/hqa/agreement';
-import { normaliseAnswer, sameAnswer } from '../../src/strategies/hqa/normalise';
+import { normaliseAnswer, sameAnswer } from '../../src/text/answers';
 import { sourcesOf, wikidataAnswer, wikipediaAnswer, type Turn } from '../../src/strategies/hqa/trace';
 
 describe('answer normalisation', () => {
@@ -28,35 +27,6 @@ describe('answer normalisation', () => {
     expect(sameAnswer('Robert Zemeckis was born in Chicago, Illinois.', 'Los Angeles')).toBe(false);
     expect(sameAnswer('Yes, he received it in 2016.', 'yes')).toBe(true);
     expect(sameAnswer('No', 'yes')).toBe(false);
-  });
-});
-
-describe('agreement between sources', () => {
-  it('grades agreement', () => {
-    expect(agreementOf({ wikipedia: 'Chicago', wikidata: 'chicago', parametric: 'Chicago.' })).toBe('all_agree');
-    // The model's own knowledge never votes: two evidence sources that agree are all the sources there are.
-    expect(agreementOf({ wikipedia: 'Chicago', wikidata: 'Chicago', parametric: 'Los Angeles' })).toBe('all_agree');
-    expect(agreementOf({ wikipedia: 'Chicago', wikidata: 'Houston', parametric: 'Los Angeles' })).toBe('conflict');
-    expect(agreementOf({ wikidata: 'Chicago' })).toBe('one_source');
-    expect(agreementOf({ parametric: "I don't know" })).toBe('none');
-    expect(agreementOf({ parametric: 'Chicago' })).toBe('none');
-    expect(agreementOf({})).toBe('none');
-  });
-
-  it("does not count the agent's answer twice when evidence answers exist, but uses it when they do not", () => {
-    expect(agreementOf({ wikidata: 'Chicago', agent: 'Chicago', parametric: 'Houston' })).toBe('one_source');
-    const snippets: Turn[] = [{ tool: 'wikisearch', input: 'Zemeckis', observation: '1. Robert Zemeckis — born in Chicago' }];
-    expect(agreementOf({ agent: 'Chicago', parametric: 'Chicago' }, snippets)).toBe('one_source');
-  });
-
-  it('does not count the model agreeing with itself: an agent answer with no evidence observation is no source', () => {
-    const failed: Turn[] = [
-      { tool: 'runQuery', input: 'SELECT …', observation: 'Error: the Wikidata endpoint failed', error: true },
-      { tool: 'getWikidataID', input: 'Nobody', observation: 'Nobody: no Wikidata item found (check the exact title with wikisearch)' },
-      { tool: 'wikisearch', input: 'nothing', observation: 'No Wikipedia page matched "nothing". Try fewer or different keywords.' },
-    ];
-    expect(agreementOf({ agent: 'Chicago', parametric: 'Chicago' }, failed)).toBe('none');
-    expect(agreementOf({ agent: 'Chicago', parametric: 'Chicago' })).toBe('none');
   });
 });
 

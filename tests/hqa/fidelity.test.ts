@@ -224,4 +224,22 @@ describe('diversity-only selection', () => {
     expect(b[0].id).toBe(lib[lib.length - 1].id);
     expect(a.map((p) => p.id)).not.toEqual(b.map((p) => p.id));
   });
+
+  it('never names wikidata when the Wikidata-only agent made no call, however sure its answer', async () => {
+    const { result } = drive(lateFusion, {
+      agent: [
+        ' Read.\nAction: read\nAction Input: Robert Zemeckis # Where was he born?',
+        ' The page says Chicago.\nFinal Answer: Chicago',
+        // The graph agent answers from memory without a single tool call.
+        ' I know this one.\nFinal Answer: Chicago',
+      ],
+      read: ['Born in Chicago, Illinois.'],
+      parametric: ['Chicago'],
+      final: ['Chicago'],
+    });
+    const answer = answerOf((await result).events);
+    expect(answer.answers).toMatchObject({ wikipedia: 'Born in Chicago, Illinois.', wikidata: 'Chicago' });
+    expect(answer).toMatchObject({ confidence: 'one_source', agreementSources: ['wikipedia'] });
+    expect(answer.citations.map((c: { source: string }) => c.source)).not.toContain('wikidata');
+  });
 });

@@ -27,8 +27,22 @@ describe('program strategy', () => {
     });
     const { events } = await drive('Where was the winner of the 2020 race born?', llm);
     const answer = ofType(events, 'answer')[0].data;
-    expect(answer).toMatchObject({ answer: 'Leipzig', answers: { table: 'Leipzig' }, confidence: 'high' });
-    expect(answer.sources).toEqual([{ title: 'Winners of the Coastal Marathon', kind: 'table' }]);
+    // Verified in the passage linked from the winner's cell.
+    expect(answer).toMatchObject({ answer: 'Leipzig', answers: { table: 'Leipzig' }, confidence: 'one_source', agreementSources: ['table'] });
+    expect(answer.citations).toEqual([
+      {
+        source: 'table',
+        key: 'context passage /wiki/Jonas_Meyer',
+        kind: 'passage',
+        url: 'https://en.wikipedia.org/wiki/Jonas_Meyer',
+        quote: 'Jonas Meyer (born 1987 in Leipzig) is a German marathon runner.',
+        verified: true,
+      },
+    ]);
+    expect(answer.sources).toEqual([
+      { title: 'Winners of the Coastal Marathon', kind: 'table' },
+      { title: 'Jonas Meyer', url: 'https://en.wikipedia.org/wiki/Jonas_Meyer', kind: 'passage' },
+    ]);
 
     const [action] = ofType(events, 'action');
     expect(action.data).toEqual({ tool: 'program', input: { code: birthplaceProgram } });
@@ -46,6 +60,14 @@ describe('program strategy', () => {
     expect(promptOf(extractReq)).toContain('the place of birth');
   });
 
+  it('leaves a computed answer no cell or passage holds unverified, with confidence none, however cleanly it ran', async () => {
+    const llm = scriptedLLM({ code: [fence('function solve(table) { return table.rows.length * 7; }')] });
+    const { events } = await drive('How many winners times seven?', llm, marathonContext, { simplify: false });
+    const answer = ofType(events, 'answer')[0].data;
+    expect(answer).toMatchObject({ answer: '21', confidence: 'none', agreementSources: [] });
+    expect(answer.citations.every((c) => !c.verified && !c.quote)).toBe(true);
+  });
+
   it('repairs a failing program by refinement, showing the model its error', async () => {
     const broken = `function solve(table) {
   return table.rows.find((r) => r['Champion'].text === 'Kari Vold')['Time'].text;
@@ -55,7 +77,12 @@ describe('program strategy', () => {
 }`;
     const llm = scriptedLLM({ code: [fence(broken)], refine: [fence(fixed)] });
     const { events } = await drive('What was the winning time of Kari Vold?', llm, marathonContext, { simplify: false });
-    expect(ofType(events, 'answer')[0].data).toMatchObject({ answer: '2:21:10', confidence: 'low' });
+    // A refined program's answer counts as much as a first one's: what counts is that the table holds it.
+    expect(ofType(events, 'answer')[0].data).toMatchObject({
+      answer: '2:21:10',
+      confidence: 'one_source',
+      citations: [{ key: 'context table', kind: 'table', quote: 'Year: 2019 | Winner: Kari Vold | Country: Norway | Time: 2:21:10', verified: true }],
+    });
     const observations = ofType(events, 'observation');
     expect(observations).toHaveLength(2);
     expect(observations[0].data.error).toBe(true);

@@ -77,14 +77,32 @@ describe('rag strategy', () => {
     const answer = finalAnswer(events);
     expect(answer.answer).toBe('yes');
     expect(answer.answers).toMatchObject({ web: 'yes', parametric: 'yes', calculator: '62' });
-    // The closed-book guess agreeing is not a second source: only the pages answered from evidence.
-    expect(answer.confidence).toBe('one_source');
-    expect(answer.agreementSources).toEqual(['web']);
+    // "yes" is a judgement no page states, and the calculator's 62 is not the answer: nothing verifies it, and the
+    // closed-book guess agreeing counts for nothing.
+    expect(answer.confidence).toBe('none');
+    expect(answer.agreementSources).toEqual([]);
+    expect(answer.citations).toContainEqual(expect.objectContaining({ source: 'web', key: 'context page 0', verified: false }));
+    expect(answer.citations.every((c) => !c.verified)).toBe(true);
     expect(answer.sources[0]).toMatchObject({ url: 'https://en.wikipedia.org/wiki/Microsoft_Office_2019', kind: 'web' });
     expect(answer.sources[0].title).toContain('Microsoft Office 2019 - Wikipedia');
     expect(observation(events, 'kg')).toMatch(/skipped: no knowledge API configured/);
     expect(observation(events, 'calculator')).toMatch(/102 - 40 = 62 \(2 of 3 samples\)/);
     expect(llm.remaining()).toMatchObject({ attribute: 0, calculator: 0, parametric: 0, reasoning: 0 });
+  });
+
+  it('cites the page chunk that holds the answer, and a computed answer by its operands', async () => {
+    const answerWith = (reasoning: string, calculator = ['NONE', 'NONE', 'NONE']) =>
+      drive({ attribute: staticVotes, calculator, parametric: ['Answer: 100\nFalse premise: no'], reasoning: [`<answer>${reasoning}</answer>`] }).run.then((r) => finalAnswer(r.events));
+    const found = await answerWith('102 languages');
+    expect(found).toMatchObject({ confidence: 'one_source', agreementSources: ['web'] });
+    expect(found.citations).toEqual([
+      { source: 'web', key: 'context page 0', kind: 'web', url: 'https://en.wikipedia.org/wiki/Microsoft_Office_2019', quote: 'Office 2019 is available in 102 languages.', verified: true },
+    ]);
+    const computed = await answerWith('62', ['EXPR: 102 - 40', 'EXPR: 102 - 40', 'NONE']);
+    expect(computed).toMatchObject({ confidence: 'one_source', agreementSources: ['calculator'] });
+    expect(computed.citations.find((c) => c.source === 'calculator')).toMatchObject({ verified: true, quote: expect.stringMatching(/102 languages.*40 languages/) });
+    // A number no page holds and no calculation produced stays unverified.
+    expect(await answerWith('75')).toMatchObject({ confidence: 'none', agreementSources: [] });
   });
 
   it('wraps page text as data, so an injected closing marker cannot escape the references', async () => {
@@ -163,7 +181,7 @@ describe('rag strategy', () => {
     const { events } = await run;
     expect(tools(events, 'action')).toEqual(['attribute', 'retrieve', 'calculator', 'parametric', 'kg', 'reasoning', 'summarize']);
     expect(finalAnswer(events).answer).toBe('yes');
-    expect(finalAnswer(events).confidence).toBe('one_source');
+    expect(finalAnswer(events).confidence).toBe('none');
     expect(llm.remaining().summarize).toBe(0);
   });
 

@@ -1,3 +1,4 @@
+import { MODEL_KNOWLEDGE, modelKnowledgeSource } from '../../engine/attribution/attribute';
 import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import { recipeOf } from '../../engine/recipe';
 import type { Strategy } from '../../engine/types';
@@ -36,11 +37,10 @@ export const parametricStrategy: Strategy<ParametricState> = {
           type: 'answer',
           data: {
             answer,
-            answers: { parametric: answer },
-            sources: [{ title: `${ctx.llm.model} (model knowledge)`, kind: 'model' }],
+            answers: { [MODEL_KNOWLEDGE]: answer },
+            sources: [modelKnowledgeSource],
             // The model's own knowledge is no evidence source: nothing here was read from anywhere.
-            confidence: 'none',
-            agreementSources: [],
+            claims: [],
           },
         },
       ],

@@ -1,12 +1,13 @@
 import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import { recipeOf, type Recipe } from '../../engine/recipe';
-import type { AnswerData, EventInput, RunContext, Strategy } from '../../engine/types';
+import { I_DONT_KNOW } from '../../engine/attribution/attribute';
+import type { AnswerDraft, RunContext, StepEvent, Strategy } from '../../engine/types';
 import { restrictLibrary, type SelectionMode } from '../../fewshot';
-import { agreementOf, votingAnswers } from './agreement';
 import { answerEntities, entitiesFromTrace } from './answer-entities';
 import { chooseExamples, defaultLibrary, libraryNameFor, readSelectionMode, type LibraryLoader } from './examples';
-import { answerSources, bestAvailable, collectAnswers, I_DONT_KNOW, mergeFinalAnswer, readStyle } from './merge';
-import { isNonAnswer } from './normalise';
+import { traceClaims } from './claims';
+import { answerSources, bestAvailable, collectAnswers, mergeFinalAnswer, readStyle } from './merge';
+import { isNonAnswer } from '../../text/answers';
 import { parseTurn, resolveTool } from './parse-step';
 import { agentMessages, agentShots, extractMessages } from './prompt';
 import parametricPaperPrompt from './prompts/parametric-paper.txt';
@@ -61,7 +62,7 @@ const formatHelp = (reason: string, tools: string[]) =>
   `${reason} Reply in the format "Thought: ..." then "Action: <tool>" and "Action Input: <input>", ` +
   `or "Thought: ..." then "Final Answer: <answer>". Tools: ${tools.join(', ')}.`;
 
-const thoughtEvent = (text: string): EventInput[] => (text ? [{ type: 'thought', data: { text } }] : []);
+const thoughtEvent = (text: string): StepEvent[] => (text ? [{ type: 'thought', data: { text } }] : []);
 
 /** The closed-book answer. Ours may say "I don't know"; the paper's prompt asks for the answer and nothing else. */
 const parametricCall = (ctx: RunContext, recipe: Recipe) =>
@@ -124,7 +125,7 @@ const nextPhase = (state: AgentState): Phase => (state.iterations >= state.maxIt
  * One step of the ReAct loop: think (one agent call, the first with the closed-book call beside it), act (one tool
  * call), or extract (after the iteration limit). Ends with phase `final`; what happens then is the caller's.
  */
-export const stepAgentLoop = async (state: AgentState, ctx: RunContext): Promise<{ state: AgentState; events: EventInput[] }> => {
+export const stepAgentLoop = async (state: AgentState, ctx: RunContext): Promise<{ state: AgentState; events: StepEvent[] }> => {
   const question = ctx.request.question;
   const tools = toolsInScope(state.scope ?? 'hybrid', ctx.tools.list());
   const toolNames = tools.map((t) => t.name);
@@ -141,10 +142,11 @@ export const stepAgentLoop = async (state: AgentState, ctx: RunContext): Promise
         ? turns.slice(0, -1).find((t) => t.tool === tool && t.input === input && t.observation !== undefined && !t.error)
         : undefined;
     const result = before
-      ? { output: `(You already ran this exact action; its result was:)\n${before.observation}`, ms: 0, error: false }
+      ? { output: `(You already ran this exact action; its result was:)\n${before.observation}`, ms: 0, error: false, records: [] }
       : await ctx.runTool(tool, input);
     last.observation = result.output;
     last.error = result.error;
+    if (result.records.length) last.records = result.records;
     turns[turns.length - 1] = last;
     const next = { ...state, turns };
     return {
@@ -294,7 +296,7 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
       if ((state.scope ?? 'hybrid') !== 'hybrid') {
         const answer = singleSourceAnswer(state, answers);
         const entities = await answerEntities(ctx, state.turns, answer);
-        const data: AnswerData = { answer, answers, sources: answerSources(state.turns, answers, ctx.llm.model), confidence: agreementOf(answers, state.turns), agreementSources: votingAnswers(answers, state.turns).map(([k]) => k), entities };
+        const data: AnswerDraft = { answer, answers, sources: answerSources(state.turns, answers), claims: traceClaims(answers, state.turns), entities };
         return { state, done: true, events: [{ type: 'answer', data }] };
       }
       const o = ctx.request.options ?? {};
@@ -302,6 +304,7 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
         question: ctx.request.question,
         turns: state.turns,
         answers,
+        claims: traceClaims(answers, state.turns),
         style: readStyle(o),
         abstain: o.abstain === true,
         recipe: state.recipe,
@@ -311,7 +314,7 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
       return { state, done: true, events: [{ type: 'answer', data: { ...answer, entities } }] };
     },
 
-    partial(state): AnswerData | null {
+    partial(state): AnswerDraft | null {
       // No state: the run failed in start (e.g. an unknown few-shot library), before anything was gathered.
       if (!state) return null;
       const answers = agentAnswers(state);
@@ -320,9 +323,8 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
       return {
         answer,
         answers,
-        sources: answerSources(state.turns, answers, 'model'),
-        confidence: agreementOf(answers, state.turns),
-        agreementSources: votingAnswers(answers, state.turns).map(([k]) => k),
+        sources: answerSources(state.turns, answers),
+        claims: traceClaims(answers, state.turns),
         entities,
       };
     },

@@ -1,5 +1,5 @@
 import type { AnswerEntity, RunContext } from '../../engine/types';
-import { isNonAnswer, listItems, normaliseItem } from './normalise';
+import { isNonAnswer, listItems, normaliseItem } from '../../text/answers';
 import { labelsFromTrace, type Turn } from './trace';
 
 /** Items of one answer linked at most (a list answer of 50 films links its first 25). */

@@ -1,6 +1,6 @@
-import type { AnswerData, EventInput, Strategy } from '../../engine/types';
+import type { AnswerDraft, StepEvent, Strategy } from '../../engine/types';
 import { agentAnswers, agentResponse, startAgentLoop, stepAgentLoop, type AgentState } from './agent';
-import { agreementOf, votingAnswers } from './agreement';
+import { claimsOf } from './claims';
 import { answerEntities, entitiesFromTrace } from './answer-entities';
 import type { LibraryLoader } from './examples';
 import { answerSources, bestAvailable, mergeFinalAnswer, readStyle } from './merge';
@@ -29,7 +29,11 @@ const combined = (state: LateFusionState): Record<string, string> => {
 
 const turnsOf = (state: LateFusionState) => [...state.text.turns, ...(state.graph?.turns ?? [])];
 
-const starting = (scope: 'text' | 'graph', tools: string[]): EventInput => ({
+/** Each agent's answer rests on its own turns only: a graph agent that made no call cites nothing. */
+const claimsFor = (state: LateFusionState, answers: Record<string, string>) =>
+  claimsOf(answers, { text: state.text.turns, graph: state.graph?.turns ?? [] });
+
+const starting = (scope: 'text' | 'graph', tools: string[]): StepEvent => ({
   type: 'thought',
   data: { text: `${scope === 'text' ? 'Wikipedia' : 'Wikidata'}-only agent starts (tools: ${tools.join(', ')}).` },
 });
@@ -62,11 +66,13 @@ export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {})
       return { state: { ...state, graph: out.state, stage: out.state.phase === 'final' ? 'merge' : 'graph' }, events: out.events };
     }
     const o = ctx.request.options ?? {};
+    const answers = combined(state);
     const responses = [agentResponse(state.text), state.graph && agentResponse(state.graph)].filter(Boolean).join('\n\n');
     const answer = await mergeFinalAnswer(ctx, {
       question: ctx.request.question,
       turns: turnsOf(state),
-      answers: combined(state),
+      answers,
+      claims: claimsFor(state, answers),
       style: readStyle(o),
       abstain: o.abstain === true,
       recipe: state.text.recipe,
@@ -76,12 +82,12 @@ export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {})
     return { state, done: true, events: [{ type: 'answer', data: { ...answer, entities } }] };
   },
 
-  partial(state): AnswerData | null {
+  partial(state): AnswerDraft | null {
     if (!state) return null;
     const answers = combined(state);
     const answer = bestAvailable(answers);
     const { entities } = entitiesFromTrace(turnsOf(state), answer);
-    return { answer, answers, sources: answerSources(turnsOf(state), answers, 'model'), confidence: agreementOf(answers, turnsOf(state)), agreementSources: votingAnswers(answers, turnsOf(state)).map(([k]) => k), entities };
+    return { answer, answers, sources: answerSources(turnsOf(state), answers), claims: claimsFor(state, answers), entities };
   },
 });
 

@@ -1,8 +1,8 @@
+import { I_DONT_KNOW, modelKnowledgeSource, shouldAbstain } from '../../engine/attribution/attribute';
 import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
-import type { AnswerData, RunContext, Source } from '../../engine/types';
+import type { AnswerDraft, Claim, RunContext, Source } from '../../engine/types';
 import type { ChatMessage } from '../../llm/types';
-import { agreementOf, isLowConfidence, votingAnswers } from './agreement';
-import { isNonAnswer } from './normalise';
+import { isNonAnswer } from '../../text/answers';
 import { renderTrajectory } from './prompt';
 import finalLong from './prompts/final-long.txt';
 import finalPaper from './prompts/final-paper.txt';
@@ -11,7 +11,6 @@ import type { Recipe } from '../../engine/recipe';
 import { agentAnswer, declaredAnswers, sourcesOf, wikidataAnswer, wikipediaAnswer, type Turn } from './trace';
 
 export type AnswerStyle = 'short' | 'long';
-export const I_DONT_KNOW = "I don't know";
 
 /** Characters of the trace shown to the merge call as context. */
 const EVIDENCE_BUDGET = 6_000;
@@ -49,12 +48,10 @@ export const collectAnswers = (
 export const bestAvailable = (answers: Record<string, string>): string =>
   answers.agent ?? answers.wikidata ?? answers.wikipedia ?? answers.parametric ?? I_DONT_KNOW;
 
-const modelSource = (model: string): Source => ({ title: `${model} (model knowledge)`, kind: 'model' });
-
-/** Sources for an answer: pages and entities from the trace, plus the model when its own answer was used. */
-export const answerSources = (turns: readonly Turn[], answers: Record<string, string>, model: string): Source[] => [
+/** Sources for an answer: pages and entities from the trace, plus the model's own knowledge when it answered. */
+export const answerSources = (turns: readonly Turn[], answers: Record<string, string>): Source[] => [
   ...sourcesOf(turns),
-  ...(answers.parametric ? [modelSource(model)] : []),
+  ...(answers.parametric ? [modelKnowledgeSource] : []),
 ];
 
 const disagreementNote = (answers: Record<string, string>): string =>
@@ -112,8 +109,9 @@ const stripLabel = (text: string) => text.trim().replace(/^(\*\*)?(final answer|
 
 /**
  * Final response generation: one `final` call over the source answers and the trace, unless the run abstains.
- * confidence comes from agreement (see agreement.ts), never from the model; on conflict a long answer carries
- * an explicit note listing each source's answer, so the hedge does not depend on the model obeying the prompt.
+ * The agreement shown to the model and the hedge come from the engine's verification of `claims`, never from the
+ * model; on conflict a long answer carries an explicit note listing each source's answer, so the hedge does not
+ * depend on the model obeying the prompt.
  */
 export const mergeFinalAnswer = async (
   ctx: RunContext,
@@ -121,6 +119,8 @@ export const mergeFinalAnswer = async (
     question: string;
     turns: readonly Turn[];
     answers: Record<string, string>;
+    /** What each source's answer rests on (claims.ts); the engine verifies them. */
+    claims: Claim[];
     style: AnswerStyle;
     abstain: boolean;
     /** `paper`: the published merge prompt (short answers); long answers keep ours, the paper has no such step. */
@@ -128,12 +128,12 @@ export const mergeFinalAnswer = async (
     /** The agent's "Assistant Response", which the paper's merge reads as context. */
     context?: string;
   },
-): Promise<AnswerData> => {
-  const { answers, turns, style } = input;
-  const confidence = agreementOf(answers, turns);
-  const agreementSources = votingAnswers(answers, turns).map(([k]) => k);
-  const sources = answerSources(turns, answers, ctx.llm.model);
-  if (input.abstain && isLowConfidence(confidence)) return { answer: I_DONT_KNOW, answers, sources, confidence, agreementSources };
+): Promise<AnswerDraft> => {
+  const { answers, turns, style, claims } = input;
+  const { confidence } = ctx.attribute(claims);
+  const sources = answerSources(turns, answers);
+  // The engine would turn any answer into "I don't know" here: the merge call is not worth making.
+  if (input.abstain && shouldAbstain(confidence)) return { answer: I_DONT_KNOW, answers, sources, claims };
   const reply = await ctx.llm.chat({
     purpose: 'final',
     messages:
@@ -145,7 +145,7 @@ export const mergeFinalAnswer = async (
   });
   let answer = stripLabel(reply.text) || bestAvailable(answers);
   if (style === 'long' && confidence === 'conflict') answer = `${answer}\n\n${disagreementNote(answers)}`;
-  return { answer, answers, sources, confidence, agreementSources };
+  return { answer, answers, sources, claims };
 };
 
 export const readStyle = (options: Record<string, unknown> | undefined): AnswerStyle =>

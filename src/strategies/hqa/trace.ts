@@ -1,5 +1,5 @@
 import type { Source } from '../../engine/types';
-import { isNonAnswer, normaliseItem } from './normalise';
+import { isNonAnswer, normaliseItem } from '../../text/answers';
 
 /**
  * One turn of the agent's trajectory (also what the fixed pipelines record). JSON only: it lives in run state.
@@ -17,6 +17,8 @@ export interface Turn {
   declared?: { wikipedia?: string; wikidata?: string };
   /** The paper's "Assistant Response:" paragraph, the context its merge step reads. */
   response?: string;
+  /** Keys of the evidence records the tool call produced (what the source's claim cites). */
+  records?: string[];
 }
 
 /** The declarations of the last final turn, if the agent made any. */

@@ -1,6 +1,7 @@
 import { DATA_FENCE_RULE, defuseProtocol, fence, oneLine } from '../../engine/prompt-data';
 import { recipeOf } from '../../engine/recipe';
-import type { AnswerData, EventInput, RunContext, Strategy } from '../../engine/types';
+import { CONTEXT_TABLE, contextPassageKey } from '../../engine/attribution/context-documents';
+import type { AnswerDraft, RunContext, StepEvent, Strategy } from '../../engine/types';
 import { runProgram } from '../../sandbox';
 import type { Json, RunProgramResult } from '../../sandbox/types';
 import { formatAnswer, isEmptyAnswer } from './answer';
@@ -59,7 +60,7 @@ const options = (ctx: RunContext) => {
   };
 };
 
-const thought = (text: string): EventInput => ({ type: 'thought', data: { text } });
+const thought = (text: string): StepEvent => ({ type: 'thought', data: { text } });
 
 /** Every step re-reads the request's context: the state stays small and the table is never stored twice. */
 const contextOf = (ctx: RunContext): ProgramContext => {
@@ -68,11 +69,15 @@ const contextOf = (ctx: RunContext): ProgramContext => {
   return parsed.value;
 };
 
-const tableAnswer = (value: string, input: ProgramContext, confidence: AnswerData['confidence']): AnswerData => ({
+/**
+ * The program's answer rests on the table and its linked passages; the engine verifies it there (a computed value
+ * that no cell or passage holds stays unverified, however cleanly the program ran).
+ */
+const tableAnswer = (value: string, input: ProgramContext | undefined): AnswerDraft => ({
   answer: value,
   answers: { table: value },
-  sources: [{ title: input.table.title || 'table', kind: 'table' }],
-  confidence,
+  sources: [{ title: input?.table.title || 'table', kind: 'table' }],
+  claims: [{ source: 'table', answer: value, keys: [CONTEXT_TABLE, ...Object.keys(input?.passages ?? {}).map(contextPassageKey)] }],
 });
 
 // The paper asks for a description of the solution before the code, in the same reply.
@@ -222,7 +227,7 @@ const runAttempt = async (state: ProgramState, ctx: RunContext, input: ProgramCo
     caps: { workUnits: ctx.config.SANDBOX_WORK_UNITS },
   });
   const ms = Date.now() - started;
-  const events: EventInput[] = [
+  const events: StepEvent[] = [
     { type: 'action', data: { tool: 'program', input: { code } } },
     {
       type: 'observation',
@@ -262,14 +267,13 @@ const finishAttempt = (
   ctx: RunContext,
   input: ProgramContext,
   outcome: { ok: boolean; answer?: string; error?: string },
-  events: EventInput[],
+  events: StepEvent[],
 ) => {
   const attempts = [...state.attempts, outcome];
   if (outcome.ok && outcome.answer) {
-    const confidence = attempts.length === 1 ? 'high' : 'low';
     return {
       state: { ...state, attempts },
-      events: [...events, { type: 'answer' as const, data: tableAnswer(outcome.answer, input, confidence) }],
+      events: [...events, { type: 'answer' as const, data: tableAnswer(outcome.answer, input) }],
       done: true,
     };
   }
@@ -332,6 +336,6 @@ export const programStrategy: Strategy<ProgramState> = {
   },
   partial(state) {
     const answered = [...state.attempts].reverse().find((a) => a.ok && a.answer);
-    return answered?.answer ? { answer: answered.answer, answers: { table: answered.answer }, sources: [], confidence: 'low' } : null;
+    return answered?.answer ? tableAnswer(answered.answer, undefined) : null;
   },
 };

@@ -1,4 +1,5 @@
-import type { AnswerData, Confidence, EventInput } from '../../engine/types';
+import type { AnswerDraft, Claim } from '../../engine/types';
+import { sameAnswer } from '../../text/answers';
 import type { RagState } from './state';
 
 export const IDK = "I don't know";
@@ -14,23 +15,30 @@ export const normalizeAnswer = (answer: string, falsePremise: boolean): string =
 };
 
 /**
- * Agreement counts only what answered from evidence (pages, tables, the KG API). The closed-book guess is the
- * model's own knowledge: the reasoning step agreeing with it proves nothing, so it is reported in `answers` but
- * never raises (or lowers) the confidence. With no evidence at all the answer rests on the model alone: `none`.
+ * What the answer rests on: the pages (or Wikipedia records) its references came from, and the knowledge API's
+ * responses. The closed-book guess is the model's own knowledge and cites nothing. The engine checks the answer
+ * against each record; "I don't know" and "invalid question" claim nothing.
  */
-const evidenceKeys = (state: RagState, answers: Record<string, string>): string[] =>
-  state.refs.length || state.kgResults.length ? ['web', 'kg'].filter((k) => k in answers) : [];
+const claimsOf = (answer: string, state: RagState): Claim[] => {
+  if (answer === IDK || answer === INVALID) return [];
+  const claims: Claim[] = [];
+  const pages = [...new Set(state.refs.flatMap((r) => (r.key ? [r.key] : [])))];
+  if (pages.length) claims.push({ source: 'web', answer, keys: pages });
+  const kg = state.kgResults.flatMap((k) => (k.key ? [k.key] : []));
+  if (kg.length) claims.push({ source: 'kg', answer, keys: kg });
+  // An answer the calculator computed rests on its operands, which must stand in the pages or the KG responses.
+  const calc = state.calculations.find((c) => sameAnswer(c.value, answer));
+  const operands = calc?.expression.match(/\d+(?:\.\d+)?/g);
+  if (calc && operands) claims.push({ source: 'calculator', answer, keys: [...pages, ...kg], operands: [...new Set(operands)] });
+  return claims;
+};
 
-const confidenceOf = (answer: string, keys: string[]): Confidence => (answer === IDK || keys.length === 0 ? 'none' : 'one_source');
-
-/** The final `answer` event: the answer, what each module said, and the pages it read. */
-export const answerEvent = (answer: string, state: RagState, web?: string): EventInput & { type: 'answer' } => {
+/** The final `answer` event: the answer, what each module said, the pages it read and the evidence it cites. */
+export const answerEvent = (answer: string, state: RagState, web?: string): { type: 'answer'; data: AnswerDraft } => {
   const answers: Record<string, string> = {};
   if (web !== undefined) answers.web = web;
   if (state.parametric) answers.parametric = state.parametric.answer;
   if (state.kgResults.length) answers.kg = state.kgResults.map((k) => `${k.endpoint}: ${k.result}`).join(' | ').slice(0, 300);
   if (state.calculations.length) answers.calculator = state.calculations[0].value;
-  const keys = answer === IDK ? [] : evidenceKeys(state, answers);
-  const data: AnswerData = { answer, answers, sources: state.sources, confidence: confidenceOf(answer, keys), agreementSources: keys };
-  return { type: 'answer', data };
+  return { type: 'answer', data: { answer, answers, sources: state.sources, claims: claimsOf(answer, state) } };
 };

@@ -1,4 +1,4 @@
-import type { AnswerData, RunContext, Strategy, StepOutcome } from '../../engine/types';
+import type { AnswerDraft, RunContext, Strategy, StepOutcome } from '../../engine/types';
 import { answerEvent, normalizeAnswer } from './answer';
 import { attributeStep } from './attribute';
 import { calculatorStep } from './calculator';
@@ -39,10 +39,9 @@ export const ragStrategy: Strategy<RagState> = {
   checkContext: ragContextProblem,
   start: () => ({ phase: 'attribute', refs: [], sources: [], calculations: [], kgCalls: [], kgResults: [] }),
   step: (state, ctx) => STEPS[state.phase](state, ctx),
-  partial(state): AnswerData | null {
-    // Cut short before reasoning: the closed-book guess is the best there is, flagged as weak.
+  partial(state): AnswerDraft | null {
+    // Cut short before reasoning: the closed-book guess is the best there is; it counts only where the evidence holds it.
     if (!state.parametric) return null;
-    const event = answerEvent(normalizeAnswer(state.parametric.answer, state.parametric.falsePremise), state);
-    return { ...event.data, confidence: 'low' };
+    return answerEvent(normalizeAnswer(state.parametric.answer, state.parametric.falsePremise), state).data;
   },
 };

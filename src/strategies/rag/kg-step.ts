@@ -1,5 +1,6 @@
 import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
+import { requestKey } from '../../evidence/recording';
 import { callKg, checkCall, describeEndpoints, parseCalls } from './kg/client';
 import { parseEntities } from './kg/entities';
 import { planKgCalls, runPlan, type RulePlan } from './kg/rules';
@@ -109,7 +110,11 @@ export const kgFetchStep = async (state: RagState, ctx: RunContext): Promise<Ste
       .map((r) => `${r.endpoint} ${JSON.stringify(r.args)}: ${r.error ? `failed (${r.error})` : r.result.slice(0, 300)}`)
       .join('\n');
     return {
-      state: { ...state, kgResults: ok.map(({ endpoint, args, result }) => ({ endpoint: `${endpoint} ${JSON.stringify(args)}`, result })), phase: 'reasoning' },
+      state: {
+        ...state,
+        kgResults: ok.map(({ endpoint, args, result }) => ({ endpoint: `${endpoint} ${JSON.stringify(args)}`, result, key: requestKey({ source: 'kg', endpoint, args }) })),
+        phase: 'reasoning',
+      },
       events: [
         { type: 'action', data: { tool: 'kg', input: { plan: describePlan(plan) } } },
         { type: 'observation', data: { tool: 'kg', output: output || 'no call was sent', ms: Date.now() - started, error: ok.length === 0 } },
@@ -119,7 +124,7 @@ export const kgFetchStep = async (state: RagState, ctx: RunContext): Promise<Ste
   const results = await Promise.all(
     state.kgCalls.map(async (call) => {
       try {
-        return { endpoint: call.endpoint, result: await callKg(base, call, 10_000, ctx.signal, ctx.kg) };
+        return { endpoint: call.endpoint, result: await callKg(base, call, 10_000, ctx.signal, ctx.kg), key: requestKey({ source: 'kg', endpoint: call.endpoint, args: call.args }) };
       } catch (err) {
         return { endpoint: call.endpoint, result: '', error: err instanceof Error ? err.message : String(err) };
       }
@@ -128,7 +133,7 @@ export const kgFetchStep = async (state: RagState, ctx: RunContext): Promise<Ste
   const ok = results.filter((r) => !('error' in r) && r.result !== 'null');
   const output = results.map((r) => ('error' in r ? `${r.endpoint}: failed (${r.error})` : `${r.endpoint}: ${r.result.slice(0, 300)}`)).join('\n');
   return {
-    state: { ...state, kgResults: ok.map(({ endpoint, result }) => ({ endpoint, result })), phase: 'reasoning' },
+    state: { ...state, kgResults: ok.map((r) => ({ endpoint: r.endpoint, result: r.result, ...('key' in r ? { key: r.key } : {}) })), phase: 'reasoning' },
     events: [
       { type: 'action', data: { tool: 'kg', input: { calls: state.kgCalls } } },
       { type: 'observation', data: { tool: 'kg', output, ms: Date.now() - started, error: ok.length === 0 } },

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import type { Embedder } from '../../embeddings/types';
+import { contextPageKey } from '../../engine/attribution/context-documents';
 import type { RunContext, Source, StepOutcome } from '../../engine/types';
+import { requestKey } from '../../evidence/recording';
 import { chunkSentences, processPageAsync, rankTables, rankTexts, splitSentences, type MarkdownTable } from '../../web';
 import type { RagOptions, RagState, Reference } from './state';
 
@@ -41,7 +43,7 @@ interface Candidate {
 interface Collected {
   chunks: Candidate[];
   tables: (MarkdownTable & { page: number })[];
-  pages: { title: string; url?: string; kind: Reference['kind'] }[];
+  pages: { title: string; url?: string; kind: Reference['kind']; key: string }[];
   notes: string[];
 }
 
@@ -51,7 +53,7 @@ const fromSuppliedPages = async (pages: z.infer<typeof pageSchema>[]): Promise<C
     const processed = await processPageAsync(p.html);
     const title = processed.title || p.url || `page ${i + 1}`;
     for (const note of processed.notes) out.notes.push(`${title.slice(0, 80)}: ${note}`);
-    out.pages.push({ title: p.lastModified ? `${title} (last modified ${p.lastModified})` : title, url: p.url || undefined, kind: 'web' });
+    out.pages.push({ title: p.lastModified ? `${title} (last modified ${p.lastModified})` : title, url: p.url || undefined, kind: 'web', key: contextPageKey(i) });
     for (const c of processed.chunks) out.chunks.push({ text: c, page: i });
     for (const t of processed.tables) out.tables.push({ ...t, page: i });
   }
@@ -67,7 +69,8 @@ const fromWikipedia = async (ctx: RunContext): Promise<Collected> => {
     const page = await evidence.page(hit.title);
     if (!page) continue;
     const i = out.pages.length;
-    out.pages.push({ title: page.title, url: page.url, kind: 'wikipedia' });
+    const key = requestKey({ source: 'evidence', kind: evidence.kind, method: 'page', args: [hit.title] });
+    out.pages.push({ title: page.title, url: page.url, kind: 'wikipedia', key });
     const sentences = page.sections.flatMap((s) => [s.heading, ...s.text.split(/\n+/).flatMap(splitSentences)]).filter(Boolean);
     for (const c of chunkSentences(sentences)) out.chunks.push({ text: c, page: i });
     for (const md of page.tables) out.tables.push({ markdown: md, caption: '', header: [], rows: 0, truncated: false, page: i });
@@ -94,7 +97,7 @@ export const retrieveStep = async (state: RagState, ctx: RunContext, o: RagOptio
   const topTables = await rankTables(question, collected.tables, embedder, o.maxTables);
   const ref = (page: number, text: string, kind: Reference['kind'], cap: number): Reference => {
     const p = collected.pages[page];
-    return { kind: kind === 'table' ? 'table' : p.kind, title: p.title, url: p.url, text: text.slice(0, cap) };
+    return { kind: kind === 'table' ? 'table' : p.kind, title: p.title, url: p.url, text: text.slice(0, cap), key: p.key };
   };
   // One budget for all tables together (the paper's 4,000), spent in rank order.
   let budget = o.tableChars;

@@ -9,6 +9,8 @@ export interface Reference {
   title: string;
   url?: string;
   text: string;
+  /** The evidence record it came from: a `context page` key, or the recorded Wikipedia page. */
+  key?: string;
 }
 
 export type Phase = 'attribute' | 'retrieve' | 'calculator' | 'parametric' | 'kg' | 'kg_fetch' | 'reasoning' | 'summarize';
@@ -25,7 +27,8 @@ export interface RagState {
   kgCalls: KgCall[];
   /** Names the entity extractor found (rule-based KG mode); the rules turn them into calls when fetching. */
   kgEntities?: KgEntities;
-  kgResults: { endpoint: string; result: string }[];
+  /** `key`: the recorded KG call, which the answer cites. */
+  kgResults: { endpoint: string; result: string; key?: string }[];
   /** The reasoning output that did not parse, for the summariser (capped). */
   draft?: string;
 }

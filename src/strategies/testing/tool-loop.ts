@@ -87,13 +87,13 @@ export const toolLoopStrategy: Strategy<ToolLoopState> = {
     return {
       state,
       done: true,
-      events: [{ type: 'answer', data: { answer: reply.text.trim(), answers: {}, sources: [], confidence: 'one_source' } }],
+      events: [{ type: 'answer', data: { answer: reply.text.trim(), answers: {}, sources: [], claims: [] } }],
     };
   },
   partial: (state) => ({
     answer: `partial after ${state.next - 1} ticks`,
     answers: {},
     sources: [],
-    confidence: 'none',
+    claims: [],
   }),
 };

@@ -1,7 +1,8 @@
 import { fnv1a } from '../../../embeddings/local';
 import { mulberry32 } from '../../../fewshot/prng';
-import { agreementOf } from '../agreement';
-import { answerSources, collectAnswers, I_DONT_KNOW, mergeFinalAnswer, readStyle } from '../merge';
+import { I_DONT_KNOW } from '../../../engine/attribution/attribute';
+import { claimsOf } from '../claims';
+import { answerSources, collectAnswers, mergeFinalAnswer, readStyle } from '../merge';
 import { createPipelineStrategy, derive, type PipelineTurn, type Stage } from './pipeline';
 
 /**
@@ -20,6 +21,10 @@ export const lateFusionStages: Stage[] = [
 /** Each pipeline's answer, without the agent or the model's own knowledge. */
 const pipelineAnswers = (turns: readonly PipelineTurn[], question: string) => collectAnswers(turns, question);
 
+/** Each pipeline's answer rests on its own branch's records only. */
+const branchClaims = (answers: Record<string, string>, turns: readonly PipelineTurn[]) =>
+  claimsOf(answers, { text: turns.filter((t) => t.branch === 'text'), graph: turns.filter((t) => t.branch === 'graph') });
+
 /** The fixed-pipeline form of late fusion (no agent); the paper's LLM late fusion is the `late-fusion` mode in hqa/. */
 export const lateFusionPipelineStrategy = createPipelineStrategy({
   mode: 'late-fusion-pipeline',
@@ -27,7 +32,8 @@ export const lateFusionPipelineStrategy = createPipelineStrategy({
   stages: lateFusionStages,
   finish: (ctx, turns) => {
     const o = ctx.request.options ?? {};
-    return mergeFinalAnswer(ctx, { question: ctx.request.question, turns, answers: pipelineAnswers(turns, ctx.request.question), style: readStyle(o), abstain: o.abstain === true });
+    const answers = pipelineAnswers(turns, ctx.request.question);
+    return mergeFinalAnswer(ctx, { question: ctx.request.question, turns, answers, claims: branchClaims(answers, turns), style: readStyle(o), abstain: o.abstain === true });
   },
 });
 
@@ -51,8 +57,8 @@ export const lateFusionRandomStrategy = createPipelineStrategy({
     return {
       answer: pick ? answers[pick] : I_DONT_KNOW,
       answers,
-      sources: answerSources(turns, answers, ctx.llm.model),
-      confidence: agreementOf(answers, turns),
+      sources: answerSources(turns, answers),
+      claims: branchClaims(answers, turns),
     };
   },
 });

@@ -1,5 +1,5 @@
-import type { AnswerData, EventInput, RunContext, Strategy } from '../../../engine/types';
-import { agreementOf } from '../agreement';
+import type { AnswerDraft, RunContext, StepEvent, Strategy } from '../../../engine/types';
+import { traceClaims } from '../claims';
 import { answerSources, bestAvailable, collectAnswers } from '../merge';
 import type { Turn } from '../trace';
 
@@ -29,7 +29,7 @@ export interface PipelineState {
 }
 
 /** Closes the run from the turns; the only step that may call a model besides the tools. */
-export type Finish = (ctx: RunContext, turns: readonly PipelineTurn[]) => Promise<AnswerData>;
+export type Finish = (ctx: RunContext, turns: readonly PipelineTurn[]) => Promise<AnswerDraft>;
 
 const okTurn = (earlier: readonly PipelineTurn[], tool: string) =>
   [...earlier].reverse().find((t) => t.tool === tool && !t.error && t.observation);
@@ -69,7 +69,7 @@ export const createPipelineStrategy = (opts: {
   start: (ctx) => ({ question: ctx.request.question, next: 0, turns: [], stopped: [] }),
   async step(state, ctx) {
     const question = ctx.request.question;
-    const events: EventInput[] = [];
+    const events: StepEvent[] = [];
     let next = state.next;
     const stopped = [...state.stopped];
     while (next < opts.stages.length) {
@@ -84,7 +84,7 @@ export const createPipelineStrategy = (opts: {
         continue;
       }
       const result = await ctx.runTool(stage.tool, input);
-      const turn: PipelineTurn = { branch: stage.branch, tool: stage.tool, input, observation: result.output, error: result.error };
+      const turn: PipelineTurn = { branch: stage.branch, tool: stage.tool, input, observation: result.output, error: result.error, records: result.records };
       events.push(
         { type: 'action', data: { tool: stage.tool, input } },
         { type: 'observation', data: { tool: stage.tool, output: result.output, ms: result.ms, error: result.error } },
@@ -96,6 +96,6 @@ export const createPipelineStrategy = (opts: {
   },
   partial(state) {
     const answers = collectAnswers(state.turns, state.question);
-    return { answer: bestAvailable(answers), answers, sources: answerSources(state.turns, answers, 'model'), confidence: agreementOf(answers, state.turns) };
+    return { answer: bestAvailable(answers), answers, sources: answerSources(state.turns, answers), claims: traceClaims(answers, state.turns) };
   },
 });

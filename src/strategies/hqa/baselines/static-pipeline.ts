@@ -1,3 +1,4 @@
+import { traceClaims } from '../claims';
 import { collectAnswers, mergeFinalAnswer, readStyle } from '../merge';
 import { createPipelineStrategy, derive, type Stage } from './pipeline';
 
@@ -18,10 +19,12 @@ export const staticPipelineStrategy = createPipelineStrategy({
   stages: staticPipelineStages,
   finish: (ctx, turns) => {
     const o = ctx.request.options ?? {};
+    const answers = collectAnswers(turns, ctx.request.question);
     return mergeFinalAnswer(ctx, {
       question: ctx.request.question,
       turns,
-      answers: collectAnswers(turns, ctx.request.question),
+      answers,
+      claims: traceClaims(answers, turns),
       style: readStyle(o),
       abstain: o.abstain === true,
     });

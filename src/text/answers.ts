@@ -3,7 +3,7 @@
  * "24 August 2011" and "2011-08-24", "yes (true)" and "Yes", "A, B and C" and "C, A, B".
  */
 
-import { monthNumber, NUMBER_WORDS } from '../../text/words';
+import { monthNumber, NUMBER_WORDS } from './words';
 
 const monthIndex = (word: string): number => (monthNumber(word) ?? 0) - 1;
 
@@ -39,14 +39,22 @@ const numbers = (text: string): string =>
 const YES = /^(yes|true|correct)\b/;
 const NO = /^(no|false|incorrect)\b/;
 
-/** One answer item: lower case, no accents, no articles, no punctuation, numbers and dates canonical. */
-export const normaliseItem = (text: string): string => {
+/**
+ * Text as words to compare: lower case, no accents, no articles, no punctuation, numbers and dates canonical.
+ * Unlike normaliseItem it keeps an opening yes/no as it is, so it suits passages as well as answers.
+ */
+export const normaliseText = (text: string): string => {
   let t = isoDates(text.normalize('NFKD').replace(/[\u0300-\u036f]/g, ''));
   t = t.toLowerCase();
   t = numbers(t);
   // Keep '-' inside ISO dates and negative numbers; other punctuation becomes space.
   t = t.replace(/[^a-z0-9\s-]+/g, ' ').replace(/(^|\s)-+|-+(\s|$)/g, ' ');
-  t = t.replace(/\b(the|a|an)\b/g, ' ').replace(/\s+/g, ' ').trim();
+  return t.replace(/\b(the|a|an)\b/g, ' ').replace(/\s+/g, ' ').trim();
+};
+
+/** One answer item: normaliseText, with an opening yes/true or no/false read as the bare word. */
+export const normaliseItem = (text: string): string => {
+  const t = normaliseText(text);
   if (YES.test(t)) return 'yes';
   if (NO.test(t)) return 'no';
   return t;

@@ -1,0 +1,68 @@
+import { proseSegments, type EvidenceDocument, type Segment } from './documents';
+
+/**
+ * The evidence a caller supplies with the request is part of what a run saw: program mode's table and linked
+ * passages, rag mode's pages. Claims cite them by these keys, beside the keys of the evidence recording.
+ */
+export const CONTEXT_TABLE = 'context table';
+export const contextPassageKey = (name: string) => `context passage ${name}`;
+export const contextPageKey = (index: number) => `context page ${index}`;
+
+const MAX_CELLS = 50_000;
+const MAX_PAGE_CHARS = 4_000_000;
+
+const asRecord = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+
+/** A passage named by a Wikipedia link (`/wiki/Leipzig`) links there. */
+const passageUrl = (name: string) => (/^\/wiki\/[^\s]+$/.test(name) ? `https://en.wikipedia.org${name}` : /^https?:\/\//.test(name) ? name : undefined);
+
+/** One segment per cell, quoting its row as "column: cell" pairs. */
+const tableDocument = (table: Record<string, unknown>): EvidenceDocument => {
+  const columns = Array.isArray(table.columns) ? table.columns.map(String) : [];
+  const rows = Array.isArray(table.rows) ? table.rows : [];
+  const segments: Segment[] = [];
+  for (const row of rows) {
+    if (!Array.isArray(row) || segments.length >= MAX_CELLS) break;
+    const cells = row.map((c) => String(asRecord(c)?.text ?? c ?? ''));
+    const quote = cells.map((c, j) => `${columns[j] ?? j}: ${c}`).join(' | ').slice(0, 600);
+    for (const text of cells) if (text.trim()) segments.push({ text, quote });
+  }
+  return { key: CONTEXT_TABLE, kind: 'table', segments };
+};
+
+/** Page HTML as text, roughly: enough to find an answer and quote it, far cheaper than the full extraction. */
+const htmlText = (html: string) =>
+  html
+    .slice(0, MAX_PAGE_CHARS)
+    .replace(/<(script|style|noscript)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<\/(p|div|li|tr|h[1-6]|section|article|table|br)\s*>|<br\s*\/?>/gi, '\n')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/[ \t]+/g, ' ');
+
+/** The request's context as documents by key; built only for the keys a claim cites. */
+export const contextDocument = (context: Record<string, unknown> | undefined, key: string): EvidenceDocument | undefined => {
+  if (!context) return undefined;
+  if (key === CONTEXT_TABLE) {
+    const table = asRecord(context.table);
+    return table ? tableDocument(table) : undefined;
+  }
+  const passage = /^context passage (.+)$/s.exec(key);
+  if (passage) {
+    const text = asRecord(context.passages)?.[passage[1]];
+    return typeof text === 'string' ? { key, kind: 'passage', url: passageUrl(passage[1]), segments: proseSegments(text, passageUrl(passage[1])) } : undefined;
+  }
+  const page = /^context page (\d+)$/.exec(key);
+  if (page) {
+    const p = asRecord(Array.isArray(context.pages) ? context.pages[Number(page[1])] : undefined);
+    if (!p || typeof p.html !== 'string') return undefined;
+    const url = typeof p.url === 'string' ? p.url : undefined;
+    return { key, kind: 'web', url, segments: proseSegments(htmlText(p.html), url) };
+  }
+  return undefined;
+};

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { attribute, evidenceBook, finishAnswer } from '../../src/engine/attribution/attribute';
+import { CONTEXT_TABLE, contextPassageKey } from '../../src/engine/attribution/context-documents';
+import { requestKey, type EvidenceRecord, type RecordedRequest } from '../../src/evidence/recording';
+import type { Page, SparqlResults } from '../../src/evidence/types';
+
+const record = (request: RecordedRequest, body: unknown): EvidenceRecord => ({ key: requestKey(request), request, response: { body } });
+const page = (title: string, text: string): Page => ({ title, url: `https://en.wikipedia.org/wiki/${title.replace(/ /g, '_')}`, sections: [{ heading: '', text }], tables: [] });
+
+const zemeckis = record({ source: 'evidence', kind: 'static', method: 'page', args: ['Robert Zemeckis'] }, page('Robert Zemeckis', 'Robert Lee Zemeckis (born May 14, 1952) is an American filmmaker. He was born in Chicago, Illinois.'));
+const query: SparqlResults = { head: { vars: ['place'] }, results: { bindings: [{ place: { type: 'uri', value: 'http://www.wikidata.org/entity/Q1297' } }] } };
+const placeOfBirth = record({ source: 'evidence', kind: 'static', method: 'sparql', args: ['SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place }'] }, query);
+const labels = record({ source: 'evidence', kind: 'static', method: 'labels', args: [['Q1297']] }, [{ id: 'Q1297', label: 'Chicago' }]);
+const ask = record({ source: 'evidence', kind: 'static', method: 'sparql', args: ['ASK { wd:Q187364 wdt:P19 wd:Q1297 }'] }, { head: {}, boolean: true });
+const kg = record({ source: 'kg', endpoint: 'movie/get_person_info', args: { person_name: 'Robert Zemeckis' } }, '{"birthday": "1952-05-14", "place": "Chicago"}');
+const book = evidenceBook([zemeckis, placeOfBirth, labels, ask, kg]);
+
+describe('the attribution layer', () => {
+  it('verifies an answer a record holds, and quotes the span that holds it', () => {
+    const a = attribute([{ source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] }], book);
+    expect(a).toMatchObject({ confidence: 'one_source', agreementSources: ['wikipedia'] });
+    expect(a.citations).toEqual([
+      { source: 'wikipedia', key: zemeckis.key, kind: 'wikipedia', url: 'https://en.wikipedia.org/wiki/Robert_Zemeckis', quote: 'He was born in Chicago, Illinois.', verified: true },
+    ]);
+  });
+
+  it('says none when no record the claim cites holds the answer, and when the key is not this run’s', () => {
+    const a = attribute(
+      [
+        { source: 'wikipedia', answer: 'Los Angeles', keys: [zemeckis.key] },
+        { source: 'wikidata', answer: 'Chicago', keys: ['evidence page ["Somewhere else"]'] },
+      ],
+      book,
+    );
+    expect(a.confidence).toBe('none');
+    expect(a.agreementSources).toEqual([]);
+    expect(a.citations.map((c) => [c.source, c.kind, c.verified, c.quote])).toEqual([
+      ['wikipedia', 'wikipedia', false, undefined],
+      ['wikidata', 'missing', false, undefined],
+    ]);
+  });
+
+  it('finds entities by label or id, numbers and dates as values, yes/no only in a yes/no fact', () => {
+    expect(attribute([{ source: 'wikidata', answer: 'Chicago', keys: [placeOfBirth.key] }], book).citations[0]).toMatchObject({ verified: true, quote: 'place: Q1297 (Chicago)' });
+    expect(attribute([{ source: 'wikidata', answer: 'Q1297', keys: [placeOfBirth.key] }], book).confidence).toBe('one_source');
+    expect(attribute([{ source: 'wikipedia', answer: '14 May 1952', keys: [zemeckis.key] }], book).confidence).toBe('one_source');
+    expect(attribute([{ source: 'wikipedia', answer: '1952', keys: [zemeckis.key] }], book).confidence).toBe('one_source');
+    expect(attribute([{ source: 'kg', answer: 'May 14, 1952', keys: [kg.key] }], book).confidence).toBe('one_source');
+    expect(attribute([{ source: 'wikidata', answer: 'yes', keys: [ask.key] }], book).confidence).toBe('one_source');
+    expect(attribute([{ source: 'wikidata', answer: 'no', keys: [ask.key] }], book).confidence).toBe('none');
+    // "yes" written in prose is no yes/no fact.
+    expect(attribute([{ source: 'wikipedia', answer: 'yes', keys: [zemeckis.key] }], book).confidence).toBe('none');
+  });
+
+  it('verifies a sentence answer whose words stand in one sentence of the page', () => {
+    const a = attribute([{ source: 'wikipedia', answer: 'Robert Zemeckis was born in Chicago, Illinois.', keys: [zemeckis.key] }], book);
+    expect(a.citations[0].verified).toBe(true);
+    expect(a.citations[0].quote).toContain('He was born in Chicago, Illinois.');
+  });
+
+  it('grades agreement over verified sources only; the model’s own knowledge never votes', () => {
+    const both = [
+      { source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] },
+      { source: 'wikidata', answer: 'Chicago', keys: [placeOfBirth.key] },
+      { source: 'parametric', answer: 'Chicago', keys: [zemeckis.key] },
+    ];
+    expect(attribute(both, book)).toMatchObject({ confidence: 'all_agree', agreementSources: ['wikipedia', 'wikidata'] });
+    const conflict = [
+      { source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] },
+      { source: 'wikidata', answer: '1952', keys: [zemeckis.key] },
+    ];
+    expect(attribute(conflict, book).confidence).toBe('conflict');
+  });
+
+  it("counts an agent's own answer only when no source verified", () => {
+    const claims = [
+      { source: 'wikidata', answer: 'Chicago', keys: [placeOfBirth.key] },
+      { source: 'agent', answer: 'Chicago', keys: [zemeckis.key], fallback: true },
+    ];
+    expect(attribute(claims, book)).toMatchObject({ confidence: 'one_source', agreementSources: ['wikidata'] });
+    expect(attribute([claims[1]], book)).toMatchObject({ confidence: 'one_source', agreementSources: ['agent'] });
+  });
+
+  it('reads the caller’s table cell by cell and its passages, and says I don’t know when asked to abstain', () => {
+    const context = {
+      table: { columns: ['Player', 'Club'], rows: [[{ text: 'Ada' }, { text: 'Leipzig' }], [{ text: 'Bo' }, { text: 'Halle' }]] },
+      passages: { '/wiki/Halle': 'Halle is a city in Saxony-Anhalt with 238,000 people.' },
+    };
+    const b = evidenceBook([], context);
+    const keys = [CONTEXT_TABLE, contextPassageKey('/wiki/Halle')];
+    expect(attribute([{ source: 'table', answer: 'Leipzig', keys }], b).citations[0]).toMatchObject({ kind: 'table', quote: 'Player: Ada | Club: Leipzig', verified: true });
+    expect(attribute([{ source: 'table', answer: '238000', keys }], b).citations[0]).toMatchObject({ kind: 'passage', url: 'https://en.wikipedia.org/wiki/Halle', verified: true });
+    // A count no cell holds stays unverified, however the program computed it.
+    expect(attribute([{ source: 'table', answer: '2', keys }], b).confidence).toBe('none');
+    const draft = { answer: '2', answers: { table: '2' }, sources: [], claims: [{ source: 'table', answer: '2', keys }] };
+    expect(finishAnswer(draft, b, { question: 'q', variant: 'hybridqa', mode: 'program', options: { abstain: true } })).toMatchObject({ answer: "I don't know", confidence: 'none' });
+    expect(finishAnswer(draft, b, { question: 'q', variant: 'hybridqa', mode: 'program' })).toMatchObject({ answer: '2', confidence: 'none', citations: [{ verified: false }, { verified: false }] });
+  });
+});
