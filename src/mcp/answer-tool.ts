@@ -6,7 +6,6 @@ import { reasoningLine } from '../api/chat-completions';
 import { HttpError } from '../api/errors';
 import { runEvents, waitForRun } from '../api/run-stub';
 import { answerRequestSchema } from '../api/schemas';
-import type { RunView } from '../engine/run-view';
 import type { EventType } from '../engine/types';
 import { textResult } from './evidence-tools';
 import { inputJsonSchema } from './json-schema';
@@ -14,7 +13,7 @@ import { inputJsonSchema } from './json-schema';
 /**
  * The `answer` MCP tool: one run, as POST /v1/answer would start it (same validation, same owner), followed through
  * its event stream. Each stored step becomes a progress notification when the client sent a progress token; the
- * result is the answer as text plus {runId, status, answer, confidence, citations?} as structured content.
+ * result is the answer as text plus {runId, status, answer, confidence, agreementSources, citations} as structured content.
  * The caller supplies no `context`: MCP requests stay within the 64 KB body limit.
  */
 
@@ -24,7 +23,7 @@ export const describeAnswerTool = (): McpTool => ({
   name: 'answer',
   description:
     'Answer a factual question over Wikipedia and Wikidata with the HQA agent (or another mode). Sends a progress notification per reasoning step; ' +
-    'returns the answer, its confidence (agreement of the sources that answered from evidence), citations when the run has them, and the runId ' +
+    'returns the answer, its confidence (agreement of the sources that answered from evidence), the citations checked against the run\'s evidence, and the runId ' +
     '(GET /v1/runs/{runId} has the whole trace).',
   inputSchema: inputJsonSchema(answerInput),
   annotations: { readOnlyHint: true, openWorldHint: true },
@@ -79,11 +78,6 @@ const follow = async (call: AnswerCall, body: ReadableStream<Uint8Array> | null)
   }
 };
 
-const citationsOf = (view: RunView): unknown[] | undefined => {
-  const step = [...view.steps].reverse().find((s) => s.type === 'answer') as { citations?: unknown } | undefined;
-  return Array.isArray(step?.citations) ? step.citations : undefined;
-};
-
 export const callAnswerTool = async (call: AnswerCall): Promise<CallToolResult> => {
   const parsed = answerInput.safeParse(call.args ?? {});
   if (!parsed.success) return textResult(`invalid arguments for answer: ${describeIssues(parsed.error.issues)}`, true);
@@ -103,14 +97,13 @@ export const callAnswerTool = async (call: AnswerCall): Promise<CallToolResult> 
     await follow(call, (await runEvents(stub, 0).catch(() => null))?.body ?? null).catch(() => {});
     const view = await waitForRun(stub);
     if (!view) return textResult(`run ${runId} was lost`, true);
-    const citations = citationsOf(view);
     const structured = {
       runId,
       status: view.status,
       answer: view.answer,
       confidence: view.confidence,
       agreementSources: view.agreementSources,
-      ...(citations ? { citations } : {}),
+      citations: view.citations,
     };
     const err = view.error as { code?: string; message?: string } | null;
     const text = view.answer !== null ? view.answer : `the run ended with status "${view.status}" and no answer${err?.message ? `: ${err.message}` : ''}`;
