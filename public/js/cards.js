@@ -13,23 +13,45 @@ const answered = (v) => {
 const list = (names) => (names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
 
 /**
- * The agreement badge in words that say which sources answered: "Wikipedia and Wikidata agree", "Only the model's own
- * knowledge answered", "Wikipedia and Wikidata disagree". Only sources that answered from evidence can agree.
+ * The agreement badge, read from the API's own verdict: `agreementSources` are the sources whose answer a citation
+ * verified in the run's evidence, and the badge names exactly those. "Not verified" is said plainly.
  */
 export const agreementBadge = (data) => {
-  const entries = Object.entries(data.answers ?? {}).filter(([, v]) => answered(v));
-  const evidence = entries.filter(([k]) => !MODEL_ONLY.has(k)).map(([k]) => SOURCE_NAMES[k] ?? k);
-  const model = entries.some(([k]) => MODEL_ONLY.has(k));
+  const verified = (data.agreementSources ?? []).map((k) => SOURCE_NAMES[k] ?? k);
   const c = data.confidence;
-  if (c === 'high') return ['Checked against the evidence', 'good'];
-  if (c === 'low') return ['Not confirmed by the evidence', 'bad'];
-  if (!evidence.length) return model ? ["Only the model's own knowledge answered: no evidence found", 'bad'] : ['No source answered', 'bad'];
-  if (c === 'conflict') return [`${list(evidence)}${model ? " and the model's own knowledge" : ''} disagree`, 'bad'];
-  if (evidence.length === 1) return [`One source answered: ${evidence[0]}${model ? " (the model's own knowledge agrees)" : ''}`, 'neutral'];
-  if (c === 'all_agree') return [`${list(evidence)} agree${model ? ", as does the model's own knowledge" : ''}`, 'good'];
-  if (c === 'two_agree') return [`Two of ${list(evidence)}${model ? " and the model's own knowledge" : ''} agree`, 'good'];
-  return [`Answered by ${list(evidence)}`, 'neutral'];
+  const others = Object.entries(data.answers ?? {}).filter(([k, v]) => answered(v) && !(data.agreementSources ?? []).includes(k));
+  if (!verified.length || c === 'none' || !c) {
+    if (!others.length) return ['No source answered', 'bad'];
+    return others.every(([k]) => MODEL_ONLY.has(k))
+      ? ["Only the model's own knowledge answered: not verified in any evidence", 'bad']
+      : ['Not verified: no evidence this run read contains the answer', 'bad'];
+  }
+  if (c === 'conflict') return [`Verified but disagreeing: ${list(verified)}`, 'bad'];
+  if (c === 'one_source') return [`Verified in one source: ${verified[0]}`, 'neutral'];
+  if (c === 'all_agree') return [`Verified in ${list(verified)}, which agree`, 'good'];
+  if (c === 'two_agree') return [`Verified in ${list(verified)}; two of them agree`, 'good'];
+  return [`Verified in ${list(verified)}`, 'neutral'];
 };
+
+/** Each citation: its source, the quote that holds the answer and a link, or "not verified" when no quote holds it. */
+const citationList = (citations) =>
+  h(
+    'div',
+    {},
+    h('h3', { class: 'sources-heading' }, 'Citations'),
+    h(
+      'ul',
+      { class: 'citations' },
+      citations.map((c) => {
+        const href = safeHref(c.url);
+        const name = SOURCE_NAMES[c.source] ?? c.source;
+        const where = href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer nofollow' }, c.kind) : c.kind;
+        return c.verified
+          ? h('li', { class: 'citation verified' }, `${name}: “${c.quote}” `, h('span', { class: 'kind' }, '('), where, h('span', { class: 'kind' }, ')'))
+          : h('li', { class: 'citation unverified' }, `${name}: not verified — the ${c.kind === 'missing' ? 'record it names is not in this run' : 'evidence it read does not contain this answer'} `, h('span', { class: 'kind' }, '('), where, h('span', { class: 'kind' }, ')'));
+      }),
+    ),
+  );
 
 const card = (kind, id, title, ...body) =>
   h('li', { class: `card card-${kind}`, 'data-event-id': id, 'data-kind': kind }, h('h3', { class: 'card-title' }, title), ...body);
@@ -56,6 +78,7 @@ export const answerBlock = (data) => {
     answers.length
       ? h('dl', { class: 'per-source', 'aria-label': 'Answer of each source' }, answers.flatMap(([k, v]) => [h('dt', {}, SOURCE_NAMES[k] ?? k), h('dd', {}, show(v) || '—')]))
       : null,
+    (data.citations ?? []).length ? citationList(data.citations) : null,
     sources.length
       ? h(
           'div',

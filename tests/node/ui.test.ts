@@ -141,7 +141,7 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.click('#ask-button');
     await page.waitForSelector('.answer .badge');
     // Only the model answered: the badge says so instead of claiming agreement.
-    expect(await page.textContent('.answer .badge')).toBe("Only the model's own knowledge answered: no evidence found");
+    expect(await page.textContent('.answer .badge')).toBe("Only the model's own knowledge answered: not verified in any evidence");
     expect(await page.textContent('.per-source')).toContain("Model's own knowledge");
 
     // A mode the server does not know: the API's message is shown, not a blank page.
@@ -150,6 +150,26 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.click('#ask-button');
     await page.waitForSelector('#run-error .error-box');
     expect(await page.textContent('#run-error')).toContain('mode must be one of');
+    await page.close();
+  });
+
+  it('names in the badge exactly the sources the API verified, and shows each citation with its quote', async () => {
+    const query = 'SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }';
+    // Wikidata's answer stands in the query result; the model's own knowledge agrees, which counts for nothing.
+    stub.setScript({ agent: [`Thought: query\nAction: runQuery\nAction Input: ${query}`, 'Thought: done\nFinal Answer: Chicago'], parametric: ['Chicago'], final: ['Chicago'] });
+    const { page, problems } = await openPage('/');
+    await page.fill('#question', 'In which city was the director of Forrest Gump born?');
+    await page.selectOption('#mode', 'agent');
+    await page.click('#ask-button');
+    await page.waitForSelector('.answer .badge', { timeout: 60_000 });
+    const runId = new URL(page.url()).pathname.split('/').pop();
+    const run = await (await fetch(`${base}/v1/runs/${runId}`)).json();
+    expect(run.agreementSources).toEqual(['wikidata']);
+    expect(await page.textContent('.answer .badge')).toBe('Verified in one source: Wikidata');
+    const verified = await page.locator('.citation.verified').allTextContents();
+    expect(verified.length).toBe(run.citations.filter((c: { verified: boolean }) => c.verified).length);
+    expect(verified[0]).toContain('Chicago');
+    expect(problems).toEqual([]);
     await page.close();
   });
 
