@@ -163,11 +163,11 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.click('#ask-button');
     await page.waitForSelector('.answer .badge', { timeout: 60_000 });
     const runId = new URL(page.url()).pathname.split('/').pop();
-    const run = await (await fetch(`${base}/v1/runs/${runId}`)).json();
+    const run = (await (await fetch(`${base}/v1/runs/${runId}`)).json()) as { agreementSources: string[]; citations: Array<{ verified: boolean }> };
     expect(run.agreementSources).toEqual(['wikidata']);
     expect(await page.textContent('.answer .badge')).toBe('Verified in one source: Wikidata');
     const verified = await page.locator('.citation.verified').allTextContents();
-    expect(verified.length).toBe(run.citations.filter((c: { verified: boolean }) => c.verified).length);
+    expect(verified.length).toBe(run.citations.filter((c) => c.verified).length);
     expect(verified[0]).toContain('Chicago');
     expect(problems).toEqual([]);
     await page.close();
