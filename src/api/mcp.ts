@@ -4,7 +4,7 @@ import { loadConfig } from '../config';
 import { runScope } from './auth';
 import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
-import type { ApiEnv } from './route-kit';
+import { type ApiEnv, errors } from './route-kit';
 
 /**
  * /mcp: the Model Context Protocol over Streamable HTTP, stateless. Auth and the rate limit are the /v1 ones
@@ -39,6 +39,7 @@ export const documentMcp = <E extends { Bindings: Env }>(app: OpenAPIHono<E>) =>
     responses: {
       200: { description: 'the JSON-RPC response, or an SSE stream with progress notifications and then the response', content: { ...JSON_RPC, 'text/event-stream': { schema: { type: 'string' } } } },
       202: { description: 'a notification or response was accepted' },
+      ...errors(413, 415),
     },
   });
   for (const method of ['get', 'delete'] as const) {
@@ -47,7 +48,7 @@ export const documentMcp = <E extends { Bindings: Env }>(app: OpenAPIHono<E>) =>
       path: '/mcp',
       operationId: `mcp_${method}`,
       summary: 'Not offered by this stateless MCP server (405): no server-initiated stream, no session to end',
-      responses: { 405: { description: 'method not allowed', content: { 'application/json': { schema: { type: 'object' } } } } },
+      responses: errors(405),
     });
   }
 };

@@ -27,6 +27,7 @@ const ERROR_TEXT = {
   400: 'invalid request (the message says which field and why)',
   401: 'missing or invalid API key',
   404: 'not found',
+  405: 'this method is not offered on this path (the Allow header names the ones that are)',
   409: "conflict with the resource's state (e.g. cancelling a run that already ended)",
   413: 'request body over its size limit',
   415: 'wrong Content-Type',
