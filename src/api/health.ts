@@ -1,9 +1,11 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
-import { loadConfig } from '../config';
+import { loadConfig, purposeModelVar } from '../config';
 import { VARIANTS } from '../engine/types';
 import { createEvidence } from '../evidence';
 import type { EvidenceHealth } from '../evidence/types';
 import { createLLM } from '../llm';
+import { modelProblem } from '../llm/served-models';
+import type { Purpose } from '../llm/types';
 import { availableModes } from '../strategies';
 import { healthSchema } from './response-schemas';
 import { json } from './route-kit';
@@ -12,6 +14,7 @@ import { json } from './route-kit';
  * `200 {ok, llm, evidence, variants, ...}` (the fixed contract keeps status 200; monitors read `ok`). `ok` is false
  * when the evidence store did not answer a trivial query just now, with the reason in `evidence.message`. A missing
  * model does not make the service unhealthy: the tools and the workbench work without one, and `llm.ready` says so.
+ * `llm.ready` is also false, with the reason, when the model server's own list (GET /v1/models) lacks a configured name.
  */
 const healthRoute = createRoute({
   method: 'get',
@@ -32,10 +35,22 @@ export const healthRoutes = new OpenAPIHono<{ Bindings: Env }>().openapi(healthR
   } catch (err) {
     evidence = { checked: true, ready: false, message: `the evidence could not be opened: ${(err as Error).message}` };
   }
+  const problem = llm.ok
+    ? await modelProblem(llm.llm, [
+        { name: llm.llm.model, setting: 'LLM_MODEL' },
+        ...Object.entries(config.LLM_MODELS).map(([purpose, name]) => ({ name: name!, setting: purposeModelVar(purpose as Purpose) })),
+      ])
+    : undefined;
   return c.json({
     ok: !evidence.checked || evidence.ready,
     llm: llm.ok
-      ? { ready: true, provider: llm.llm.provider, model: llm.llm.model, ...(Object.keys(config.LLM_MODELS).length ? { byPurpose: config.LLM_MODELS } : {}) }
+      ? {
+          ready: !problem,
+          provider: llm.llm.provider,
+          model: llm.llm.model,
+          ...(Object.keys(config.LLM_MODELS).length ? { byPurpose: config.LLM_MODELS } : {}),
+          ...(problem ? { message: problem } : {}),
+        }
       : { ready: false, provider: config.LLM_PROVIDER, message: llm.reason },
     evidence: { kind: config.EVIDENCE, ...evidence },
     embeddings: { provider: config.EMBEDDING_PROVIDER },

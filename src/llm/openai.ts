@@ -20,6 +20,12 @@ export interface OpenAIProviderOptions {
   acceptsImages?: boolean;
 }
 
+/** The model list is asked for by /healthz, which must answer quickly even when the model server does not. */
+const MODEL_LIST_TIMEOUT_MS = 3_000;
+
+/** Statuses of a server that has no model list (llama.cpp builds, proxies): not a fault. */
+const NO_MODEL_LIST = new Set([404, 405, 501]);
+
 /** OpenAI servers accept at most four stop sequences; the rest are applied to the text afterwards. */
 const MAX_SERVER_STOPS = 4;
 
@@ -129,6 +135,18 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
           !outcome.ok && worthRetrying(outcome.error) && !request.signal?.aborted ? backoffMs(n, retryAfter) : undefined,
       });
     },
+    async servedModels() {
+      try {
+        const page = await client.models.list({ timeout: MODEL_LIST_TIMEOUT_MS, maxRetries: 0 });
+        const data: unknown = page.data;
+        if (!Array.isArray(data)) return undefined;
+        return data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string');
+      } catch (err) {
+        const status = err instanceof APIError ? err.status : undefined;
+        if (status && NO_MODEL_LIST.has(status)) return undefined;
+        throw new LLMError(describe(err, status), status);
+      }
+    },
   };
 };
 
@@ -147,10 +165,23 @@ const result = (
   model,
 });
 
+/** Characters of the server's own error message a run keeps: enough for "model 'x' not found", not a whole HTML page. */
+const SERVER_MESSAGE_CHARS = 300;
+
 const describe = (err: unknown, status: number | undefined) => {
   if (err instanceof APIConnectionError) return `the model server could not be reached (${err.message})`;
-  // A 400 says what was wrong with the request (e.g. "maximum context length is 8192 tokens"); that is worth keeping.
-  if (status === 400 && err instanceof Error) return `the model server answered HTTP 400: ${err.message.replace(/^400\s*/, '').slice(0, 300)}`;
-  if (status) return `the model server answered HTTP ${status}`;
+  // The server's words name the cause ("model 'default' not found", "maximum context length is 8192 tokens").
+  if (status) return `the model server answered HTTP ${status}${serverWords(err, status)}`;
   return `the model call failed: ${err instanceof Error ? err.message : String(err)}`;
+};
+
+/** The SDK's message without its status prefix, on one line and bounded; empty when the server said nothing. */
+const serverWords = (err: unknown, status: number) => {
+  if (!(err instanceof Error)) return '';
+  const words = err.message
+    .replace(new RegExp(`^${status}\\s*`), '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!words || /^status code \(no body\)$/.test(words)) return '';
+  return `: ${words.length > SERVER_MESSAGE_CHARS ? `${words.slice(0, SERVER_MESSAGE_CHARS)}…` : words}`;
 };

@@ -52,6 +52,11 @@ export interface LLM {
   /** Whether `image_url` parts are understood (MultiModalQA images). */
   readonly acceptsImages: boolean;
   chat(request: ChatRequest): Promise<ChatResult>;
+  /**
+   * The model names the server lists (OpenAI's GET /v1/models), or undefined when it keeps no such list.
+   * Throws LLMError when the server cannot be asked. Only servers that route by name have it.
+   */
+  servedModels?(): Promise<string[] | undefined>;
 }
 
 /**

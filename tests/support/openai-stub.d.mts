@@ -13,5 +13,15 @@ export interface Stub {
   setScript: (script: any) => void;
   close: () => Promise<void>;
 }
-/** `contextTokens`: a context window; a longer request is refused with 400 "maximum context length is N tokens" (vLLM). */
-export declare const startStub: (options?: { port?: number; latencyMs?: number; host?: string; contextTokens?: number }) => Promise<Stub>;
+/**
+ * `contextTokens`: a context window; a longer request is refused with 400 "maximum context length is N tokens" (vLLM).
+ * `models`: the only names served (others get 404 "model 'x' not found"); `listModels: false`: no GET /v1/models.
+ */
+export declare const startStub: (options?: {
+  port?: number;
+  latencyMs?: number;
+  host?: string;
+  contextTokens?: number;
+  models?: string[];
+  listModels?: boolean;
+}) => Promise<Stub>;

@@ -11,6 +11,9 @@
 //   POST /__window   {"tokens": 8192}   a context window: a prompt plus max_tokens over it is refused with 400 in vLLM's
 //                    words ("maximum context length is 8192 tokens"); counted in GET /__window ({tokens, refused})
 //                    (also --context-tokens N; a token is counted per 3.2 characters, denser than English prose)
+//   --models a,b     serve only these model names: GET /v1/models lists them and a chat request for another name is
+//                    answered 404 "model 'x' not found" (Ollama's words). Without it every name is answered and
+//                    /v1/models lists `stub`. --no-model-list: GET /v1/models answers 404, as some servers do.
 //   GET  /__requests                                                the requests received (method, headers, body)
 //   POST /__reset
 import { createServer } from 'node:http';
@@ -22,7 +25,7 @@ const DEFAULT_REPLIES = {
   default: 'Thought: I know this.\nFinal Answer: 42',
 };
 
-export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', contextTokens = 0 } = {}) => {
+export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', contextTokens = 0, models, listModels = true } = {}) => {
   let queues = {};
   let faults = { status: 0, count: 0, retryAfter: undefined };
   const requests = [];
@@ -90,7 +93,9 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', c
       requests.length = 0;
       return json(200, { ok: true });
     }
-    if (url.pathname.endsWith('/models')) return json(200, { object: 'list', data: [{ id: 'stub', object: 'model' }] });
+    if (url.pathname.endsWith('/models') && listModels) {
+      return json(200, { object: 'list', data: (models ?? ['stub']).map((id) => ({ id, object: 'model' })) });
+    }
     if (!url.pathname.endsWith('/chat/completions') || req.method !== 'POST') return json(404, { error: { message: 'not found' } });
 
     const body = JSON.parse(raw || '{}');
@@ -101,6 +106,7 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', c
       const headers = faults.retryAfter !== undefined ? { 'retry-after': String(faults.retryAfter) } : {};
       return json(faults.status, { error: { message: `injected ${faults.status}` } }, headers);
     }
+    if (models && !models.includes(body.model)) return json(404, { error: { message: `model '${body.model}' not found` } });
     const asked = requestedTokens(body);
     if (state.contextTokens && asked > state.contextTokens) {
       state.refused += 1;
@@ -149,6 +155,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const i = process.argv.indexOf(`--${name}`);
     return i >= 0 ? process.argv[i + 1] : fallback;
   };
-  const stub = await startStub({ port: Number(arg('port', 8900)), latencyMs: Number(arg('latency', 0)), contextTokens: Number(arg('context-tokens', 0)) });
+  const stub = await startStub({
+    port: Number(arg('port', 8900)),
+    latencyMs: Number(arg('latency', 0)),
+    contextTokens: Number(arg('context-tokens', 0)),
+    models: arg('models', undefined)?.split(','),
+    listModels: !process.argv.includes('--no-model-list'),
+  });
   console.log(`OpenAI-compatible stub on ${stub.url}`);
 }
