@@ -21,7 +21,7 @@ const answerOf = (events: EventInput[]) => ofType(events, 'answer')[0];
 const QUERY = 'SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }';
 
 describe('HQA agent on the bundled snapshot', () => {
-  it('answers a text-then-graph question, streaming every step and merging the sources', async () => {
+  it('answers a text-then-graph question, streaming every step, with no merge call when the sources agree', async () => {
     const { llm, result } = run({
       agent: [
         ' I need the film\'s director first, then his birthplace.\nAction: wikisearch\nAction Input: Forrest Gump',
@@ -35,12 +35,12 @@ describe('HQA agent on the bundled snapshot', () => {
       parametric: ['Chicago'],
       read: ['Forrest Gump was directed by Robert Zemeckis.', 'Robert Zemeckis was born in Chicago, Illinois.'],
       generateQuery: ['```sparql\n' + QUERY + '\n```'],
-      final: ['Chicago'],
     });
     const { events, usage } = await result;
 
     expect(kinds(events)).toEqual([
       ...Array(6).fill(['thought', 'action', 'observation']).flat(),
+      'thought',
       'thought',
       'answer',
     ]);
@@ -84,7 +84,10 @@ describe('HQA agent on the bundled snapshot', () => {
 
     // The parametric call went out with the first agent call, not later.
     expect(llm.requests.slice(0, 2).map((r) => r.purpose).sort()).toEqual(['agent', 'parametric']);
-    expect(usage.byPurpose).toMatchObject({ agent: { calls: 7 }, parametric: { calls: 1 }, final: { calls: 1 }, read: { calls: 2 } });
+    expect(usage.byPurpose).toMatchObject({ agent: { calls: 7 }, parametric: { calls: 1 }, read: { calls: 2 } });
+    // Wikipedia and Wikidata agree in verified evidence: the answer is written without the merge call, and the trace says so.
+    expect(usage.byPurpose.final).toBeUndefined();
+    expect(ofType(events, 'thought').at(-1)!.text).toBe('Wikipedia and Wikidata agree, verified in the evidence; the merge call is skipped.');
     expect(usage.toolCalls).toBe(6);
 
     const first = llm.requests.find((r) => r.purpose === 'agent')!;
@@ -95,10 +98,6 @@ describe('HQA agent on the bundled snapshot', () => {
     const user = String(first.messages[1].content);
     expect(user).toMatch(/Worked examples/);
     expect(user.trimEnd()).toMatch(new RegExp(`Question: ${QUESTION.replace(/\?/g, '\\?')}\\nThought:$`));
-    // The merge call sees every source's answer.
-    const merge = String(llm.requests.find((r) => r.purpose === 'final')!.messages[1].content);
-    expect(merge).toMatch(/- Wikidata: Chicago/);
-    expect(merge).toMatch(/Agreement between sources: all_agree/);
   });
 
   it('shows the k selected examples (random, seeded) and none in zero-shot', async () => {

@@ -5,6 +5,7 @@ import type { AnswerDraft, RunContext, StepEvent, Strategy } from '../../engine/
 import { restrictLibrary, type SelectionMode } from '../../fewshot';
 import { answerEntities, entitiesFromTrace } from './answer-entities';
 import { chooseExamples, defaultLibrary, libraryNameFor, readSelectionMode, type LibraryLoader } from './examples';
+import { agreedAnswer } from './agreed';
 import { traceClaims } from './claims';
 import { answerSources, bestAvailable, collectAnswers, mergeFinalAnswer, readStyle } from './merge';
 import { isNonAnswer } from '../../text/answers';
@@ -279,7 +280,8 @@ const singleSourceAnswer = (state: AgentState, answers: Record<string, string>):
  *  think   — one agent model call (the first one runs the parametric call beside it), parsed into a turn;
  *  act     — one tool call for the pending action;
  *  extract — after the iteration limit, one call that answers from the trajectory;
- *  final   — the merge call (purpose `final`) that writes the answer from every source's answer.
+ *  final   — the merge call (purpose `final`) that writes the answer from every source's answer; ours skips it
+ *            when the sources verified in the evidence agree (agreed.ts).
  * A single-source agent (scope text or graph) has no parametric call and no merge: it answers from its source.
  */
 export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentState> => {
@@ -300,11 +302,17 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
         return { state, done: true, events: [{ type: 'answer', data }] };
       }
       const o = ctx.request.options ?? {};
+      const claims = traceClaims(answers, state.turns);
+      const agreed = agreedAnswer(ctx, { turns: state.turns, answers, claims, style: readStyle(o), recipe: state.recipe });
+      if (agreed) {
+        const entities = await answerEntities(ctx, state.turns, agreed.draft.answer);
+        return { state, done: true, events: [...agreed.events, { type: 'answer', data: { ...agreed.draft, entities } }] };
+      }
       const answer = await mergeFinalAnswer(ctx, {
         question: ctx.request.question,
         turns: state.turns,
         answers,
-        claims: traceClaims(answers, state.turns),
+        claims,
         style: readStyle(o),
         abstain: o.abstain === true,
         recipe: state.recipe,

@@ -3,6 +3,7 @@ import { agentAnswers, agentResponse, startAgentLoop, stepAgentLoop, type AgentS
 import { claimsOf } from './claims';
 import { answerEntities, entitiesFromTrace } from './answer-entities';
 import type { LibraryLoader } from './examples';
+import { agreedAnswer } from './agreed';
 import { answerSources, bestAvailable, mergeFinalAnswer, readStyle } from './merge';
 import { toolsInScope } from './scope';
 
@@ -67,12 +68,18 @@ export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {})
     }
     const o = ctx.request.options ?? {};
     const answers = combined(state);
+    const claims = claimsFor(state, answers);
+    const agreed = agreedAnswer(ctx, { turns: turnsOf(state), answers, claims, style: readStyle(o), recipe: state.text.recipe });
+    if (agreed) {
+      const entities = await answerEntities(ctx, turnsOf(state), agreed.draft.answer);
+      return { state, done: true, events: [...agreed.events, { type: 'answer', data: { ...agreed.draft, entities } }] };
+    }
     const responses = [agentResponse(state.text), state.graph && agentResponse(state.graph)].filter(Boolean).join('\n\n');
     const answer = await mergeFinalAnswer(ctx, {
       question: ctx.request.question,
       turns: turnsOf(state),
       answers,
-      claims: claimsFor(state, answers),
+      claims,
       style: readStyle(o),
       abstain: o.abstain === true,
       recipe: state.text.recipe,

@@ -15,7 +15,7 @@ export type AnswerStyle = 'short' | 'long';
 /** Characters of the trace shown to the merge call as context. */
 const EVIDENCE_BUDGET = 6_000;
 
-const SOURCE_NAMES: Record<string, string> = {
+export const SOURCE_NAMES: Record<string, string> = {
   wikipedia: 'Wikipedia',
   wikidata: 'Wikidata',
   agent: 'Research assistant',
