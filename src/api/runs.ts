@@ -17,6 +17,7 @@ import { named } from './openapi';
 import { forkCreatedSchema, runPageSchema, runSchema } from './response-schemas';
 import { apiRoutes, errors, json, jsonBody } from './route-kit';
 import { newRunId, runEvents, runStub } from './run-stub';
+import { traceIdFor } from '../telemetry/run-tracing';
 
 const forkRequestSchema = z
   .object({
@@ -106,6 +107,7 @@ const forkRoute = createRoute({
       description: 'the new run, started; follow it with GET /v1/runs/{runId} or its events',
       headers: z.object({
         location: z.string().meta({ description: '/v1/runs/{runId} of the new run' }),
+        'x-trace-id': z.string().optional().meta({ description: "the new run's OpenTelemetry trace id, when the deployment exports traces" }),
         [REPLAYED_HEADER]: z.literal('true').optional().meta({ description: 'present when an Idempotency-Key returned the fork of an earlier request' }),
       }),
       content: json(forkCreatedSchema),
@@ -196,6 +198,8 @@ export const runRoutes = apiRoutes()
     await runStub(c.env, runId).startFork(runId, request, link, found.source, runScope(c));
     await parent.addFork({ runId, fromStep: body.fromStep });
     c.header('location', `/v1/runs/${runId}`);
+    const traceId = traceIdFor(config, runId);
+    if (traceId) c.header('x-trace-id', traceId);
     if (replayed) c.header(REPLAYED_HEADER, 'true');
     return c.json({ runId, parent: link }, 201);
   })

@@ -111,6 +111,16 @@ describe('OpenTelemetry export of runs', () => {
       expect(attr(m, 'gen_ai.response.finish_reasons')).toBeDefined();
     }
     expect(models.map((m) => attr(m, 'humaniq.purpose'))).toContain('agent');
+
+    // A fork is a run of its own: its own trace, named in the fork's response as in the answer's.
+    const fork = await fetch(`${dev.url}/v1/runs/${run.runId}/fork`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fromStep: 0 }) });
+    expect(fork.status).toBe(201);
+    const { runId: forkId } = (await fork.json()) as { runId: string };
+    const forkTrace = fork.headers.get('x-trace-id');
+    expect(forkTrace).toMatch(/^[0-9a-f]{32}$/);
+    expect(forkTrace).not.toBe(run.traceId);
+    const forkView = (await (await fetch(`${dev.url}/v1/runs/${forkId}`)).json()) as { traceId: string };
+    expect(forkView.traceId).toBe(forkTrace);
   });
 
   it('a dead collector leaves the run succeeded', async () => {
