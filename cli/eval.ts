@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import { loadBenchmark, parseHybridQAReference } from '../src/eval/loaders/index';
-import { runEvaluation, type EvaluationOptions } from '../src/eval/node/evaluate';
+import { runEvaluation, type EvaluationOptions, type EvaluationSummary } from '../src/eval/node/evaluate';
 import { quirkText, rehearse } from '../src/eval/node/rehearse';
 import { prepareContexts } from '../src/eval/node/contexts';
 import { readBenchmarkText } from '../src/eval/node/read-text';
@@ -151,6 +151,7 @@ const main = async () => {
   process.stderr.write(`asked ${summary.asked}, skipped ${summary.skipped} (resume)${missing}, errors ${summary.errors}\n`);
   process.stderr.write(`wrote ${summary.files.predictions}\n      ${summary.files.metrics}\n      ${summary.files.report}\n`);
   const out: Record<string, unknown> = { benchmark: summary.benchmark, n: summary.n, metrics: summary.metrics };
+  Object.assign(out, trustFigures(summary));
   if (summary.usage.evidenceCache.hitRate !== null) out.evidenceCache = summary.usage.evidenceCache;
   if (summary.usage.promptsTrimmed) out.promptsTrimmed = summary.usage.promptsTrimmed;
   if (prepared.skipped) out.skippedNoContext = prepared.skipped;
@@ -158,6 +159,12 @@ const main = async () => {
   Object.assign(out, await afterRuns(url, options, archives));
   process.stdout.write(`${JSON.stringify(out)}\n`);
 };
+
+/** Whether the confidence is worth anything: the share of answers a verified citation backs, and accuracy per confidence level. */
+const trustFigures = (s: EvaluationSummary) => ({
+  verifiedCitationRate: s.verifiedCitationRate === null ? null : Math.round(10 * s.verifiedCitationRate) / 10,
+  byConfidence: Object.fromEntries(s.byConfidence.map((g) => [g.label, { n: g.n, accuracy: Math.round(10 * g.accuracy) / 10 }])),
+});
 
 interface Archives {
   record?: string;
@@ -207,7 +214,7 @@ const rehearseCli = async (options: Omit<EvaluationOptions, 'url'>, archives: Ar
       process.stderr.write(`  ${item.id} score ${(100 * item.score).toFixed(1)} — ${why}\n    answer: ${JSON.stringify(item.answer)} gold: ${JSON.stringify(item.gold.slice(0, 200))}\n`);
     }
     process.stderr.write(`wrote ${r.files.predictions}\n      ${r.files.metrics}\n      ${r.files.report}\n`);
-    const out = { rehearsal: true, benchmark: r.benchmark, mode: r.mode, n: r.n, errors: r.errors, main: { [r.mainMetric]: r.main }, metrics: r.metrics, explained: r.explained.length, unexplained: r.unexplained.length, ...archived };
+    const out = { rehearsal: true, benchmark: r.benchmark, mode: r.mode, n: r.n, errors: r.errors, main: { [r.mainMetric]: r.main }, metrics: r.metrics, ...trustFigures(r), explained: r.explained.length, unexplained: r.unexplained.length, ...archived };
     process.stdout.write(`${JSON.stringify(out)}\n`);
     if (r.unexplained.length || r.errors) process.exitCode = 1;
   } finally {

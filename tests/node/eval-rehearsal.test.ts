@@ -62,6 +62,9 @@ describe.skipIf(!existsSync(DATA))(needsData('rehearsal: gold answers through th
     expect(r.n).toBe(n);
     expect(r.errors).toBe(0);
     expect(r.unexplained, JSON.stringify(r.unexplained, null, 1)).toEqual([]);
+    // Every benchmark reports how many answers a verified citation backs (docs/CONFIDENCE.md).
+    expect(r.verifiedCitationRate).toBeGreaterThanOrEqual(0);
+    process.stderr.write(`${r.benchmark}: verified-citation rate ${r.verifiedCitationRate?.toFixed(1)}%\n`);
     const lowered = r.explained.filter((e) => e.score < 1);
     if (lowered.length === 0) expect(r.main).toBe(100);
     for (const e of lowered) expect(e.quirk).toBeTruthy();

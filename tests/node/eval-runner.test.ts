@@ -72,7 +72,10 @@ class StubService {
         answer,
         answers: { wikipedia: answer, wikidata: n % 2 ? answer : 'unknown', parametric: 'Madrid' },
         sources: [],
-        confidence: n % 2 ? 'two_agree' : 'one_source',
+        // Odd runs quote the page that holds the answer; even runs cite a page that does not, so nothing verifies.
+        confidence: n % 2 ? 'one_source' : 'none',
+        agreementSources: n % 2 ? ['wikipedia'] : [],
+        citations: [{ source: 'wikipedia', key: `evidence page ["Q${n}"]`, kind: 'wikipedia', verified: n % 2 === 1, ...(n % 2 ? { quote: `… ${answer} …` } : {}) }],
         steps: [],
         usage: { llmCalls: 3, toolCalls: n, promptTokens: 100 * n, completionTokens: 10, byPurpose: {} },
         timings: { totalMs: 50 * n },
@@ -107,11 +110,25 @@ describe('npm run eval runner against a stub /v1/answer', () => {
     expect(lines).toHaveLength(5);
     const q1 = lines.find((l) => l.id === 'q1');
     expect(q1).toMatchObject({ answer: 'Paris', answers: { wikipedia: 'Paris' }, runId: expect.stringMatching(/^run-/), usage: { toolCalls: expect.any(Number) } });
-    expect(q1.confidence).toMatch(/two_agree|one_source/);
+    expect(q1.confidence).toMatch(/one_source|none/);
+    // The predictions keep what each answer cites, so the report can say how many answers evidence backs.
+    expect(q1.citations).toEqual([expect.objectContaining({ source: 'wikipedia', verified: expect.any(Boolean) })]);
     expect(lines.find((l) => l.id === 'q4')).toMatchObject({ answer: null, error: expect.stringContaining('HTTP 400 bad_request') });
 
     const metrics = JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8'));
     expect(metrics).toMatchObject({ benchmark: 'mintaka', n: 5, errors: 1, variant: 'mintaka' });
+    // Whether the confidence is worth anything: accuracy per confidence level over the answered questions, and the
+    // share of answers a verified citation backs, both as the predictions say.
+    const answered = lines.filter((l) => !l.error);
+    const verified = answered.filter((l) => l.citations.some((c: { verified: boolean }) => c.verified));
+    expect(metrics.verifiedCitationRate).toBeCloseTo((100 * verified.length) / answered.length, 9);
+    expect(summary.verifiedCitationRate).toBe(metrics.verifiedCitationRate);
+    expect(metrics.byConfidence).toEqual(summary.byConfidence);
+    for (const row of metrics.byConfidence.filter((r: { label: string }) => r.label !== 'unreported')) {
+      const group = answered.filter((l) => l.confidence === row.label);
+      expect(row.n).toBe(group.length);
+      expect(row.accuracy).toBeCloseTo((100 * group.filter((l) => l.id !== 'q5').length) / group.length, 9);
+    }
     expect(progress).toContain('5/5');
     expect(progress).toMatch(/errors 1/);
   });
@@ -138,9 +155,10 @@ describe('npm run eval runner against a stub /v1/answer', () => {
     expect(html).not.toMatch(/<link|src="http/);
     expect(html.match(/<svg/g)!.length).toBeGreaterThanOrEqual(5);
     expect(html).toContain(`href="${stub.url}/runs/run-`);
-    for (const heading of ['Accuracy per category', 'Per-source answers', 'Accuracy by source agreement', 'Tool calls per question', 'Tokens per question', 'Latency', 'Worst failures']) {
+    for (const heading of ['Accuracy per category', 'Per-source answers', 'Accuracy by confidence', 'Tool calls per question', 'Tokens per question', 'Latency', 'Worst failures']) {
       expect(html).toContain(heading);
     }
+    expect(html).toMatch(/Answers with a verified citation: \d+\.\d%/);
     // per-source table: parametric always says "Madrid", never right; wikipedia carries the answer
     expect(html).toMatch(/<td>parametric<\/td><td class="num">100\.0<\/td><td class="num">0\.0<\/td>/);
     expect(html).toMatch(/<td>wikipedia<\/td><td class="num">100\.0<\/td><td class="num">80\.0<\/td><td class="num">80\.0<\/td>/);

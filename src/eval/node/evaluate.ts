@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { CragJudge } from '../metrics/crag';
 import type { HybridQAReference } from '../metrics/hybridqa';
 import { renderReport } from '../report/html';
+import { accuracyByConfidence, verifiedCitationRate, type GroupStat } from '../report/analysis';
 import { progressReporter } from '../runner/progress';
 import { defaultMode, defaultVariant, RUNNER_SETS_DYNAMIC_POLICY, runQuestions } from '../runner/run';
 import { indexPredictions, scoreBenchmark } from '../score';
@@ -58,6 +59,10 @@ export interface EvaluationSummary {
   errors: number;
   /** Shared evidence cache hits and misses (hit rate), gate waits, prompts shortened to the model's window. */
   usage: UsageTotals;
+  /** Of the answered questions, the share (%) whose answer has a verified citation (docs/CONFIDENCE.md). */
+  verifiedCitationRate: number | null;
+  /** Accuracy (%) and count per confidence level (docs/CONFIDENCE.md). */
+  byConfidence: GroupStat[];
   files: { predictions: string; metrics: string; report: string };
 }
 
@@ -136,6 +141,8 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
   }
   // Live evidence: how much the cache every run shares saved, and what the politeness gates and context windows cost.
   const usage = usageTotals(o.items.map((i) => predictions.get(i.id)?.usage));
+  const citationRate = verifiedCitationRate(o.items.map((i) => predictions.get(i.id)));
+  const byConfidence = accuracyByConfidence(o.items, predictions, result);
   const metricsPath = join(o.outDir, 'metrics.json');
   const reportPath = join(o.outDir, 'report.html');
   const createdAt = new Date().toISOString();
@@ -153,6 +160,8 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     ...(o.benchmark === 'qald9plus' ? { language } : {}),
     errors: [...predictions.values()].filter((p) => p.error && wanted.has(p.id)).length,
     usage,
+    verifiedCitationRate: citationRate,
+    byConfidence,
     ...(dynamic ? { crag: { dynamicPolicy: RUNNER_SETS_DYNAMIC_POLICY ? 'set by the runner' : 'variant default', ...dynamic } } : {}),
     notes: [...(result.notes ?? []), ...(labels?.note ? [labels.note] : [])],
     ...(labels?.table ? { labels: { file: labels.path, api: labels.table.api ?? null, language } } : {}),
@@ -170,6 +179,8 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     skipped: skip.size,
     errors,
     usage,
+    verifiedCitationRate: citationRate,
+    byConfidence,
     files: { predictions: predictionsPath, metrics: metricsPath, report: reportPath },
   };
 };

@@ -7,9 +7,13 @@ export type PurposeReplies = Record<string, string[]>;
 /** CRAG's own label of how fast a question's answer changes; the two fast kinds are what our predictor calls dynamic. */
 const isDynamic = (item: EvalItem) => /^(real-time|fast-changing)$/i.test(item.attributes?.static_or_dynamic ?? '');
 
+/** The question as one line of search keywords, within wikisearch's 300 characters. */
+const searchFor = (question: string) => question.replace(/\s+/g, ' ').trim().slice(0, 280);
+
 /**
  * What a model that knows the gold answer replies at the step where each mode writes its answer:
- * agent — the `Final Answer:` turn, the closed-book guess and the final merge;
+ * agent — one `wikisearch` for the question (so the answer has evidence to be checked against: the verified-citation
+ * rate says how often the search hits hold it), then the `Final Answer:` turn, the closed-book guess and the final merge;
  * program — the question left as it is by simplification, then a `solve` that returns the gold value;
  * rag — the attribute predictor (CRAG's own static/dynamic label), the closed-book guess and the reasoning format.
  */
@@ -29,7 +33,7 @@ export const goldReplies = (item: EvalItem, mode: string, gold: string): Purpose
       };
     default:
       return {
-        agent: [` I know the answer.\nFinal Answer: ${gold}`],
+        agent: [` I look it up first.\nAction: wikisearch\nAction Input: ${searchFor(item.question)}`, ` I know the answer.\nFinal Answer: ${gold}`],
         parametric: [gold],
         final: [gold],
       };

@@ -25,7 +25,10 @@ export interface Analysis {
   byCategory: GroupStat[];
   byType: GroupStat[];
   bySource: SourceStat[];
+  /** Accuracy per confidence level: whether the confidence is worth anything. */
   byAgreement: GroupStat[];
+  /** Of the predictions with an answer, the share with at least one verified citation (null: none answered). */
+  verifiedCitationRate: number | null;
   toolCalls: number[];
   tokens: number[];
   latencyMs: number[];
@@ -118,13 +121,28 @@ export const analyse = (items: readonly EvalItem[], predictions: Map<string, Pre
     byCategory: groupBy(present, (i) => i.category, scores),
     byType: groupBy(present, (i) => i.type, scores),
     bySource,
-    byAgreement: groupBy(present, (i) => predictions.get(i.id)?.confidence ?? (predictions.get(i.id) ? 'unreported' : undefined), scores, AGREEMENT_ORDER),
+    byAgreement: accuracyByConfidence(present, predictions, result),
+    verifiedCitationRate: verifiedCitationRate(present.map((i) => predictions.get(i.id))),
     toolCalls,
     tokens,
     latencyMs,
     errors,
     failures,
   };
+};
+
+/** Accuracy per confidence level, in the order of docs/CONFIDENCE.md: the table that says whether the confidence is worth anything. */
+export const accuracyByConfidence = (items: readonly EvalItem[], predictions: Map<string, Prediction>, result: ScoreResult): GroupStat[] => {
+  const scores = new Map(result.items.map((s) => [s.id, s]));
+  const present = items.filter((i) => scores.has(i.id));
+  return groupBy(present, (i) => predictions.get(i.id)?.confidence ?? (predictions.get(i.id) ? 'unreported' : undefined), scores, AGREEMENT_ORDER);
+};
+
+/** The share (0–100) of answered predictions whose answer has at least one verified citation; null when none answered. */
+export const verifiedCitationRate = (predictions: readonly (Prediction | undefined)[]): number | null => {
+  const answered = predictions.filter((p): p is Prediction => !!p && !p.error && typeof p.answer === 'string' && p.answer.trim() !== '');
+  if (!answered.length) return null;
+  return (100 * answered.filter((p) => p.citations?.some((c) => c.verified)).length) / answered.length;
 };
 
 /** The gold answer as a person reads it. */

@@ -82,11 +82,16 @@ ${groupedBarChart(
   a.bySource.map((s) => ({ label: s.source, values: [s.prevalence, s.answered ? s.precision : undefined, s.recall] })),
   { series: ['prevalence', 'precision', 'recall'], max: 100, unit: '%', title: 'per-source prevalence, precision and recall' },
 )}`)}
-${section('Accuracy by source agreement', barChart(groupBars(a.byAgreement), { max: 100, unit: '%', title: 'accuracy by agreement' }))}
+${section(
+  'Accuracy by confidence',
+  `<p>Confidence is the agreement of the sources whose answer a citation verified in the run's evidence (docs/CONFIDENCE.md). Answers with a verified citation: ${
+    a.verifiedCitationRate === null ? 'none answered' : `${fmt(a.verifiedCitationRate, 1)}%`
+  }.</p>${barChart(groupBars(a.byAgreement), { max: 100, unit: '%', title: 'accuracy by confidence' })}`,
+)}
 ${section('Tool calls per question', `<p>${escapeHtml(summary(a.toolCalls, ''))}</p>${histogram(a.toolCalls, { title: 'tool calls per question' })}`)}
 ${section('Tokens per question', `<p>${escapeHtml(summary(a.tokens, ''))}</p>${histogram(a.tokens, { title: 'tokens per question' })}`)}
 ${section('Latency', `<p>${escapeHtml(summary(a.latencyMs, ' ms'))}</p>${histogram(a.latencyMs, { title: 'latency', unit: ' ms' })}`)}
-${section(`Worst failures (${failures.length} of ${a.failures.length})`, failures.length ? `<table><thead><tr><th>id</th><th>question</th><th>gold</th><th>answer</th><th class="num">score</th><th>agreement</th><th>run</th></tr></thead><tbody>${failureRows}</tbody></table>` : '<p class="empty">No failures.</p>')}
+${section(`Worst failures (${failures.length} of ${a.failures.length})`, failures.length ? `<table><thead><tr><th>id</th><th>question</th><th>gold</th><th>answer</th><th class="num">score</th><th>confidence</th><th>run</th></tr></thead><tbody>${failureRows}</tbody></table>` : '<p class="empty">No failures.</p>')}
 </body></html>
 `;
 };

@@ -9,6 +9,8 @@ export interface RunJson {
   entities?: { id: string; label?: string }[];
   sources?: unknown[];
   confidence?: string;
+  agreementSources?: string[];
+  citations?: { source: string; key: string; kind: string; url?: string; quote?: string; verified: boolean }[];
   steps?: unknown[];
   usage?: Record<string, unknown>;
   timings?: Record<string, unknown>;

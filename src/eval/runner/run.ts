@@ -56,6 +56,8 @@ const toPrediction = (item: EvalItem, run: RunJson, ms: number): Prediction => (
   ...(Array.isArray(run.entities) && run.entities.length ? { entities: run.entities } : {}),
   ...(dynamismOf(run) ? { dynamism: dynamismOf(run) } : {}),
   confidence: run.confidence,
+  ...(Array.isArray(run.agreementSources) ? { agreementSources: run.agreementSources } : {}),
+  ...(Array.isArray(run.citations) ? { citations: run.citations } : {}),
   usage: run.usage,
   timings: { ...(run.timings ?? {}), clientMs: ms },
   runId: run.runId,
