@@ -3,13 +3,15 @@
  *                  [--mintaka-mode text|kg] [--labels qald-labels.json] [--lang L]
  * QALD: text answers are mapped to gold IRIs through the label table (default: qald-labels.json beside
  * --pred, as `npm run eval` leaves it); scoring never touches the network.
- * Prints one JSON object: {"benchmark", "n", "metrics": {...}} (CRAG adds "judge").
+ * Scores the questions the predictions answer (as `npm run eval` did); --all scores every gold question, a
+ * question never asked counting as wrong. Says on stderr how many gold questions were never asked.
+ * Prints one JSON object: {"benchmark", "n", "metrics": {...}, "notAsked"?} (CRAG adds "judge").
  */
 import { loadBenchmark, parseHybridQAReference } from '../src/eval/loaders/index';
 import { dirname, join } from 'node:path';
 import { readBenchmarkText, readPredictionLines } from '../src/eval/node/read-text';
 import { LABELS_FILE, readLabelTable } from '../src/eval/node/wikidata-labels';
-import { indexPredictions, scoreBenchmark } from '../src/eval/score';
+import { askedItems, indexPredictions, scoreBenchmark } from '../src/eval/score';
 import { BENCHMARKS, isBenchmark, type Prediction } from '../src/eval/types';
 import { fail, fromFile, parseCli, type CliSpec } from './args';
 import { judgeFromEnv } from './judge-env';
@@ -25,6 +27,7 @@ const CLI: CliSpec = {
     'mintaka-mode': { type: 'string', value: 'text|kg', help: 'Mintaka answer matching (default text)' },
     labels: { type: 'string', value: 'file', help: 'QALD label table (default qald-labels.json beside --pred)' },
     lang: { type: 'string', value: 'code', help: 'QALD-9-Plus question language' },
+    all: { type: 'boolean', help: 'score every gold question, counting the ones never asked as wrong (default: the asked ones)' },
   },
 };
 
@@ -45,9 +48,16 @@ const main = async () => {
   const predictions = indexPredictions(readPredictionLines(args.pred as string) as Prediction[]);
   const { judge, name } = b === 'crag' ? judgeFromEnv() : { judge: undefined, name: 'none' };
   const mode = args['mintaka-mode'] === 'kg' ? 'kg' : 'text';
-  const result = await scoreBenchmark(b, items, predictions, { reference, judge, judgeName: name, mintakaMode: mode, qaldLabels, language: language ?? 'en' });
+  const everyQuestion = args.all === true || args.all === 'true';
+  const { asked, neverAsked } = askedItems(items, predictions);
+  if (neverAsked) {
+    const of = `${neverAsked.toLocaleString('en')} of the ${items.length.toLocaleString('en')} questions in ${args.gold} ${neverAsked === 1 ? 'has' : 'have'} no line in ${args.pred} (never asked)`;
+    process.stderr.write(everyQuestion ? `note: ${of}; --all counts them as wrong\n` : `note: scoring the ${asked.length.toLocaleString('en')} asked; ${of} — --all counts them as wrong\n`);
+  }
+  const result = await scoreBenchmark(b, everyQuestion ? items : asked, predictions, { reference, judge, judgeName: name, mintakaMode: mode, qaldLabels, language: language ?? 'en' });
   for (const note of result.notes ?? []) process.stderr.write(`note: ${note}\n`);
   const out: Record<string, unknown> = { benchmark: result.benchmark, n: result.n, metrics: result.metrics };
+  if (neverAsked) out[everyQuestion ? 'neverAskedCountedWrong' : 'notAsked'] = neverAsked;
   if (result.judge) out.judge = result.judge;
   process.stdout.write(`${JSON.stringify(out)}\n`);
 };

@@ -36,6 +36,15 @@ export const indexPredictions = (predictions: Iterable<Prediction>): Map<string,
   return map;
 };
 
+/**
+ * The gold questions a predictions file answers, and how many it never asked: an eval over a sample, a `--limit` or
+ * the HybridQA tables at hand writes lines for the questions it asked only (failed ones included, with `error`).
+ */
+export const askedItems = (items: readonly EvalItem[], predictions: Map<string, Prediction>): { asked: EvalItem[]; neverAsked: number } => {
+  const asked = items.filter((i) => predictions.has(i.id));
+  return { asked, neverAsked: items.length - asked.length };
+};
+
 const qaldSystemSet = (item: EvalItem, p: Prediction, opts: ScoreOptions): Set<string> => {
   const gold = item.gold.kind === 'qald9plus' ? item.gold : undefined;
   return qaldSystemKeys(

@@ -98,6 +98,8 @@ export interface Prediction {
   runId?: string;
   error?: string;
   status?: string;
+  /** The mode the service ran the question in. */
+  mode?: string;
   question?: string;
 }
 

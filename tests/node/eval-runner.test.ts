@@ -64,13 +64,17 @@ class StubService {
     }
     const answer = this.answers[body.question] ?? 'unknown';
     const n = this.bodies.length;
+    // Like the service: a request without a mode runs its variant's default, and program mode answers from its table.
+    const mode = body.mode ?? (body.variant === 'hybridqa' ? 'program' : 'agent');
+    const answers = mode === 'program' ? { table: answer } : { wikipedia: answer, wikidata: n % 2 ? answer : 'unknown', parametric: 'Madrid' };
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
         runId: `run-${n}`,
         question: body.question,
         status: 'done',
         answer,
-        answers: { wikipedia: answer, wikidata: n % 2 ? answer : 'unknown', parametric: 'Madrid' },
+        mode,
+        answers,
         sources: [],
         // Odd runs quote the page that holds the answer; even runs cite a page that does not, so nothing verifies.
         confidence: n % 2 ? 'one_source' : 'none',
@@ -162,6 +166,24 @@ describe('npm run eval runner against a stub /v1/answer', () => {
     // per-source table: parametric always says "Madrid", never right; wikipedia carries the answer
     expect(html).toMatch(/<td>parametric<\/td><td class="num">100\.0<\/td><td class="num">0\.0<\/td>/);
     expect(html).toMatch(/<td>wikipedia<\/td><td class="num">100\.0<\/td><td class="num">80\.0<\/td><td class="num">80\.0<\/td>/);
+  });
+
+  it('titles the report and metrics.json with the mode the service ran when the eval named none', () => {
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('<h1>mintaka — mintaka / agent</h1>');
+    expect(html).not.toContain('default mode');
+    expect(JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8')).mode).toBe('agent');
+  });
+
+  it('a program-mode report charts the table it answered from, not Wikipedia, Wikidata or parametric rows', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'eval-program-'));
+    const table: EvalItem = { id: 'h1', question: 'Capital of France?', gold: { kind: 'hybridqa', answer: 'Paris', tableId: 't1' } };
+    await runEvaluation({ benchmark: 'hybridqa', items: [table], url: stub.url, outDir: dir });
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toContain('<h1>hybridqa — hybridqa / program</h1>');
+    const sourceTable = html.slice(html.indexOf('Per-source answers'), html.indexOf('Accuracy by confidence'));
+    expect(sourceTable).toMatch(/<td>table<\/td><td class="num">100\.0<\/td><td class="num">100\.0<\/td>/);
+    for (const absent of ['wikipedia', 'wikidata', 'parametric']) expect(sourceTable).not.toContain(absent);
   });
 
   it('sends CRAG pages as context in rag mode', async () => {

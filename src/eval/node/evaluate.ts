@@ -82,6 +82,16 @@ const dynamicReport = (items: readonly EvalItem[], predictions: Map<string, Pred
 };
 
 /**
+ * The mode the questions ran in: the one asked for, else what the runs report (the service picks its variant's
+ * default), so the report and metrics.json never say "default mode" when the service said which.
+ */
+export const modeUsed = (requested: string | undefined, items: readonly EvalItem[], predictions: Map<string, Prediction>): string | undefined => {
+  if (requested) return requested;
+  const reported = new Set(items.map((i) => predictions.get(i.id)?.mode).filter((m): m is string => typeof m === 'string'));
+  return reported.size ? [...reported].sort().join(', ') : undefined;
+};
+
+/**
  * Runs a benchmark through the service and writes predictions.jsonl (appended as answers arrive,
  * so an interrupted run loses nothing), metrics.json and report.html. With `resume`, questions that
  * already have an error-free line are not asked again.
@@ -98,12 +108,12 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
   const bar = o.progress ? progressReporter(o.progress) : undefined;
   const started = Date.now();
   const variant = o.variant ?? defaultVariant(o.benchmark);
-  const mode = o.mode ?? defaultMode(o.benchmark);
+  const requestedMode = o.mode ?? defaultMode(o.benchmark);
   const { errors } = await runQuestions(o.items, {
     url: o.url,
     benchmark: o.benchmark,
     variant,
-    mode,
+    mode: requestedMode,
     concurrency: o.concurrency,
     skip,
     apiKey: o.apiKey,
@@ -117,6 +127,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
   bar?.finish();
 
   const predictions = indexPredictions(readPredictionLines(predictionsPath) as Prediction[]);
+  const mode = modeUsed(requestedMode, o.items, predictions);
   const language = o.language ?? 'en';
   const labels =
     o.benchmark === 'qald9plus'

@@ -74,10 +74,14 @@ export const analyse = (items: readonly EvalItem[], predictions: Map<string, Pre
   const scores = new Map(result.items.map((s) => [s.id, s]));
   const present = items.filter((i) => scores.has(i.id));
 
-  const sourceNames = new Set<string>(SOURCE_ORDER);
-  for (const p of predictions.values()) {
-    if (p.answers && typeof p.answers === 'object' && !Array.isArray(p.answers)) for (const k of Object.keys(p.answers)) sourceNames.add(k);
+  // Only the sources the runs answered from: program mode has a table, rag web/kg/…, the agent its three.
+  const seen = new Set<string>();
+  for (const item of present) {
+    const p = predictions.get(item.id);
+    if (p?.answers && typeof p.answers === 'object' && !Array.isArray(p.answers)) for (const k of Object.keys(p.answers)) seen.add(k);
   }
+  const rank = (s: string) => ((SOURCE_ORDER as readonly string[]).includes(s) ? SOURCE_ORDER.indexOf(s as (typeof SOURCE_ORDER)[number]) : SOURCE_ORDER.length);
+  const sourceNames = [...seen].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   const bySource: SourceStat[] = [];
   for (const source of sourceNames) {
     let answered = 0;
@@ -91,7 +95,6 @@ export const analyse = (items: readonly EvalItem[], predictions: Map<string, Pre
       if (isAnswerCorrect(item, text, scoring.mintakaMode, scoring)) correct++;
     }
     const n = present.length || 1;
-    if (answered === 0 && !(SOURCE_ORDER as readonly string[]).includes(source)) continue;
     bySource.push({ source, answered, prevalence: (100 * answered) / n, precision: answered ? (100 * correct) / answered : 0, recall: (100 * correct) / n });
   }
 

@@ -52,7 +52,7 @@ const clip = (s: string, n = 240) => (s.length > n ? `${s.slice(0, n - 1)}…` :
  */
 export const renderReport = (items: readonly EvalItem[], predictions: Map<string, Prediction>, result: ScoreResult, meta: ReportMeta = {}): string => {
   const a = analyse(items, predictions, result, meta.scoring);
-  const title = `${result.benchmark} — ${meta.variant ?? 'default variant'} / ${meta.mode ?? 'default mode'}`;
+  const title = `${result.benchmark} — ${meta.variant ?? 'default variant'} / ${meta.mode ?? 'mode not reported'}`;
   const metrics = Object.entries(result.metrics)
     .map(([k, v]) => `<div class="metric">${escapeHtml(k)}<b>${escapeHtml(fmt(v))}</b></div>`)
     .join('');

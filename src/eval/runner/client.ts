@@ -15,6 +15,8 @@ export interface RunJson {
   usage?: Record<string, unknown>;
   timings?: Record<string, unknown>;
   status?: string;
+  /** The mode the service ran (its variant's default when the request named none). */
+  mode?: string;
   error?: unknown;
 }
 

@@ -62,6 +62,7 @@ const toPrediction = (item: EvalItem, run: RunJson, ms: number): Prediction => (
   timings: { ...(run.timings ?? {}), clientMs: ms },
   runId: run.runId,
   status: run.status,
+  ...(typeof run.mode === 'string' ? { mode: run.mode } : {}),
 });
 
 /**
