@@ -30,6 +30,8 @@ export interface RunMeta {
   forks?: Array<{ runId: string; fromStep: number }>;
   /** Set when the run's evidence is served from an uploaded archive. */
   replay?: { archiveId: string };
+  /** When the first piece of the answer reached the run's streams (or the answer itself, when it was not streamed). */
+  firstAnswerAt?: number;
 }
 
 /** Where a fork may start: the state after a step and the last event that step stored. */

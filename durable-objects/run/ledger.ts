@@ -4,7 +4,8 @@ import { evidenceBook, finishAnswer, type EvidenceBook } from '../../src/engine/
 import { redact } from '../../src/engine/redact';
 import { indexRunStatus } from '../../src/engine/run-index';
 import { runView, type RunView } from '../../src/engine/run-view';
-import type { AnswerDraft, EventInput, LimitError, RunEvent, RunStatus, StepEvent } from '../../src/engine/types';
+import type { LiveDeltas } from '../../src/engine/live-deltas';
+import type { AnswerDraft, EventInput, LimitError, RunEvent, RunStatus, StepEvent, Timings } from '../../src/engine/types';
 import type { RunMeta, RunStore } from '../run-store';
 import type { SseFanout } from './sse-fanout';
 
@@ -32,6 +33,14 @@ export class RunLedger {
     private readonly hooks: LedgerHooks = {},
   ) {}
 
+  private calls = 0;
+  /** Where a step's model calls send their text while someone follows the run; never stored. */
+  readonly live: LiveDeltas = {
+    listening: () => this.fanout.listening(),
+    nextCall: () => ++this.calls,
+    send: (delta) => this.fanout.delta(delta),
+  };
+
   /** Stores and streams events; an answer is attributed (citations, confidence) and formatted on the way. */
   append(meta: RunMeta, events: StepEvent[], config: Config, checkpoint = false): RunEvent[] {
     const formatted: EventInput[] = events.map((e) =>
@@ -45,11 +54,11 @@ export class RunLedger {
   /** Stores the last events and `done`, closes the streams, updates the run index, then answers those who wait. */
   async finish(meta: RunMeta, status: RunStatus, events: StepEvent[], config: Config): Promise<RunMeta> {
     const finishedAt = Date.now();
-    const ended: RunMeta = { ...meta, status, finishedAt };
-    const done: EventInput = {
-      type: 'done',
-      data: { status, usage: ended.usage, timings: { totalMs: finishedAt - meta.startedAt, steps: ended.steps } },
-    };
+    // An answer no model call streamed (composed, or nobody followed) reaches its readers now.
+    const answered = events.some((e) => e.type === 'answer' && e.data.answer.trim() !== '');
+    const firstAnswerAt = meta.firstAnswerAt ?? (answered ? finishedAt : undefined);
+    const ended: RunMeta = { ...meta, status, finishedAt, ...(firstAnswerAt !== undefined ? { firstAnswerAt } : {}) };
+    const done: EventInput = { type: 'done', data: { status, usage: ended.usage, timings: timingsOf(ended, finishedAt) } };
     const stored = this.append(ended, [...events, done], config);
     this.hooks.onFinish?.(ended, config, stored);
     // The watchdog armed for this step has nothing left to guard.
@@ -100,7 +109,7 @@ export class RunLedger {
       request: meta.request,
       status: meta.status,
       usage: meta.usage,
-      timings: { totalMs: end - meta.startedAt, steps: meta.steps },
+      timings: timingsOf(meta, end),
       events: this.store.eventsAfter(0),
       replay: meta.replay ? { archiveId: meta.replay.archiveId, misses: meta.usage.replayMisses ?? 0 } : null,
       parent: meta.parent ?? null,
@@ -110,3 +119,9 @@ export class RunLedger {
     });
   }
 }
+
+const timingsOf = (meta: RunMeta, end: number): Timings => ({
+  totalMs: end - meta.startedAt,
+  steps: meta.steps,
+  firstAnswerTokenMs: meta.firstAnswerAt !== undefined ? meta.firstAnswerAt - meta.startedAt : null,
+});

@@ -3,6 +3,7 @@ import { createRunContext } from '../../src/engine/context';
 import { limitsFor } from '../../src/engine/limits';
 import { indexRunStatus } from '../../src/engine/run-index';
 import { createToolRegistry } from '../../src/engine/services';
+import type { Delta } from '../../src/engine/live-deltas';
 import { withNotes } from '../../src/engine/step-notes';
 import { isTerminal, LimitError, type RunRequest } from '../../src/engine/types';
 import type { ReplaySource } from '../../src/evidence/recording';
@@ -125,6 +126,17 @@ export class Stepper {
     const recorded: string[] = [];
     const services = evidence.services(config, meta.request, usage, replay, { signal: controller.signal, usage, note }, recorded);
     let tracedSource: Evidence | undefined;
+    // The first piece of the answer a model call streams: the run's time to first answer token.
+    let firstAnswerAt: number | undefined;
+    const live = {
+      listening: ledger.live.listening,
+      nextCall: ledger.live.nextCall,
+      send: (delta: Delta) => {
+        if (delta.answer && firstAnswerAt === undefined) firstAnswerAt = Date.now();
+        ledger.live.send(delta);
+      },
+    };
+    const timed = (m: RunMeta): RunMeta => (m.firstAnswerAt === undefined && firstAnswerAt !== undefined ? { ...m, firstAnswerAt } : m);
     const kg = evidence.kg(config, usage, replay, recorded);
     const ctx = createRunContext({
       runId: meta.runId,
@@ -140,6 +152,7 @@ export class Stepper {
       llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
       signal: controller.signal,
       note,
+      live,
       ...(trace ? { tracer: trace } : {}),
     });
     let stepError: string | undefined;
@@ -156,7 +169,7 @@ export class Stepper {
       // A cancel or the watchdog may have ended the run while this step ran; its result is not wanted then.
       if (this.endedMeanwhile()) return;
       const outcome = { ...stepped, events: withNotes(stepped.events, notes) };
-      const next: RunMeta = { ...meta, state: outcome.state, usage, steps: meta.steps + 1 };
+      const next: RunMeta = timed({ ...meta, state: outcome.state, usage, steps: meta.steps + 1 });
       if (outcome.done) {
         const ending = honestEnding(outcome.events);
         return void (await ledger.finish(next, ending.status, ending.events, config));
@@ -171,7 +184,7 @@ export class Stepper {
       if (this.endedMeanwhile()) return;
       const reason = controller.signal.aborted ? controller.signal.reason : err;
       stepError = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
-      const next: RunMeta = { ...meta, state, usage };
+      const next: RunMeta = timed({ ...meta, state, usage });
       // A start() that threw leaves no state: partialOf answers null then instead of handing undefined to the strategy.
       if (reason instanceof LimitError) return ledger.limited(next, partialOf(next, config), reason, config);
       const code = reason instanceof LLMError || reason instanceof StoredValueTooLarge ? reason.code : 'step_failed';

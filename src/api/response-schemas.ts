@@ -85,7 +85,16 @@ export const runSchema = z
       .array(z.looseObject({ id: z.number().int(), type: z.string(), at: z.number().int() }))
       .meta({ description: 'thought, action, observation, answer and error events, each with its own fields' }),
     usage: usageSchema,
-    timings: z.object({ totalMs: z.number().int(), steps: z.number().int() }),
+    timings: z.object({
+      totalMs: z.number().int(),
+      steps: z.number().int(),
+      firstAnswerTokenMs: z
+        .number()
+        .int()
+        .nullable()
+        .optional()
+        .meta({ description: "ms from the run's start to the first streamed piece of its answer (a `delta` event with `answer: true`), or to the answer itself when it was not streamed; null before there is one" }),
+    }),
     replay: z
       .object({ archiveId: z.string(), misses: z.number().int() })
       .nullable()

@@ -9,6 +9,7 @@ import type { LLM } from '../llm/types';
 import type { ToolRegistry } from '../tools/types';
 import type { VectorIndex } from '../vectors/types';
 import { attribute, evidenceBook, type EvidenceBook } from './attribution/attribute';
+import { liveLLM, type LiveDeltas } from './live-deltas';
 import { meteredLLM } from './metered-llm';
 import { noTracer, type Tracer } from './trace';
 import type { RunContext, RunRequest, Usage } from './types';
@@ -45,6 +46,8 @@ export interface ContextParts {
   recorded?: string[];
   /** The run's evidence so far, for `ctx.attribute` (read when a strategy asks, not before). */
   book?: () => EvidenceBook;
+  /** The run's live streams: model calls stream their text there while someone follows the run. */
+  live?: LiveDeltas;
 }
 
 const MAX_OBSERVATION_CHARS = 8_000;
@@ -59,12 +62,15 @@ export const createRunContext = (parts: ContextParts): RunContext => {
       parts.note?.(text);
     },
   });
-  const llm = meteredLLM(
-    windowed,
-    parts.usage,
-    parts.llmLimits ?? { maxLLMCalls: parts.config.MAX_LLM_CALLS, maxTokens: parts.config.MAX_TOKENS },
-    parts.signal,
-    parts.tracer,
+  const llm = liveLLM(
+    meteredLLM(
+      windowed,
+      parts.usage,
+      parts.llmLimits ?? { maxLLMCalls: parts.config.MAX_LLM_CALLS, maxTokens: parts.config.MAX_TOKENS },
+      parts.signal,
+      parts.tracer,
+    ),
+    parts.live,
   );
   const tracer = parts.tracer ?? noTracer;
   const ctx: RunContext = {

@@ -143,6 +143,11 @@ export interface EvidenceUsage {
 export interface Timings {
   totalMs: number;
   steps: number;
+  /**
+   * From the run's start to the first streamed piece of its answer (a `delta` with `answer: true`), or to the answer
+   * itself when it was not streamed (nobody followed the run, or no model call wrote it); null until then.
+   */
+  firstAnswerTokenMs?: number | null;
 }
 
 /** Everything a strategy may use. Built per step by the run engine; services are created on first use. */

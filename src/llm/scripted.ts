@@ -7,7 +7,9 @@ import { LLMError } from './types';
 export type ScriptedReply =
   | string
   | ((request: ChatRequest) => string | Promise<string>)
-  | { error: string; status?: number; code?: LLMErrorCode };
+  | { error: string; status?: number; code?: LLMErrorCode }
+  /** Sent in these pieces, `gapMs` apart, to a caller that asks for deltas (a streaming server). */
+  | { pieces: string[]; gapMs?: number };
 
 /**
  * Replies per purpose, consumed in order. `default` serves any purpose without its own queue.
@@ -20,6 +22,15 @@ export interface ScriptedLLM extends LLM {
   /** Replies not yet consumed, per purpose. */
   remaining(): Record<string, number>;
 }
+
+/** A streamed reply: each piece to `onDelta` as it "arrives"; the caller's signal ends it like a real stream. */
+const sendPieces = async ({ pieces, gapMs = 0 }: { pieces: string[]; gapMs?: number }, request: ChatRequest) => {
+  for (const [i, piece] of pieces.entries()) {
+    if (i > 0 && gapMs) await untilAborted(new Promise((r) => setTimeout(r, gapMs)), request.signal);
+    request.onDelta?.(piece);
+  }
+  return pieces.join('');
+};
 
 const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
@@ -40,13 +51,18 @@ export const scriptedLLM = (script: Script, options: { acceptsImages?: boolean }
       if (reply === undefined) {
         throw new LLMError(`scripted model has no reply left for purpose "${request.purpose}"`);
       }
-      if (typeof reply === 'object') throw new LLMError(reply.error, reply.status, false, reply.code);
+      if (typeof reply === 'object' && 'error' in reply) throw new LLMError(reply.error, reply.status, false, reply.code);
       // Like a real provider, a call ends when its signal aborts (a slow scripted reply stands for a slow server).
       request.signal?.throwIfAborted();
-      const raw = typeof reply === 'function' ? await untilAborted(Promise.resolve(reply(request)), request.signal) : reply;
+      const raw =
+        typeof reply === 'function'
+          ? await untilAborted(Promise.resolve(reply(request)), request.signal)
+          : typeof reply === 'object'
+            ? await sendPieces(reply, request)
+            : reply;
       // Like a real server, generation ends at the first stop sequence.
       const text = cutAtStop(raw, request.stop);
-      request.onDelta?.(text);
+      if (typeof reply !== 'object') request.onDelta?.(text);
       const prompt = request.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
       return {
         text,
@@ -62,9 +78,14 @@ export const scriptedLLM = (script: Script, options: { acceptsImages?: boolean }
  * The script the Worker's `scripted` provider serves (LLM_PROVIDER=scripted, tests only).
  * Tests run in the same isolate as the Worker and its Durable Objects, so they can install it here.
  */
-let installed: ScriptedLLM | undefined;
+let installed: LLM | undefined;
 export const installScript = (script: Script, options?: { acceptsImages?: boolean }): ScriptedLLM => {
-  installed = scriptedLLM(script, options);
-  return installed;
+  const llm = scriptedLLM(script, options);
+  installed = llm;
+  return llm;
 };
-export const installedScript = (): ScriptedLLM | undefined => installed;
+/** Serves a provider of the test's making instead (Workers AI over a fake binding), under the same switch. */
+export const installModel = (llm: LLM): void => {
+  installed = llm;
+};
+export const installedScript = (): LLM | undefined => installed;

@@ -30,6 +30,8 @@ export interface ChatRequest {
   temperature?: number;
   /** Called with each text delta when the provider streams. */
   onDelta?: (text: string) => void;
+  /** This call writes the run's answer: its deltas reach a run's followers marked as the answer's. */
+  answer?: boolean;
   signal?: AbortSignal;
 }
 

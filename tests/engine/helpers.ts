@@ -18,11 +18,15 @@ export interface SseEvent {
   data?: any;
 }
 
-/** Parses a whole SSE body with the same parser the Worker uses (comments dropped, events without a type too). */
-export const parseSse = (text: string): SseEvent[] => {
+/**
+ * Parses a whole SSE body with the same parser the Worker uses (comments dropped, events without a type too).
+ * Live `delta` events are left out unless asked for: they are never stored, so a replay has none.
+ */
+export const parseSse = (text: string, options: { deltas?: boolean } = {}): SseEvent[] => {
   const events: SseEvent[] = [];
   const parser = createParser({
     onEvent: ({ id, event, data }) => {
+      if (event === 'delta' && !options.deltas) return;
       if (event) events.push({ ...(id !== undefined ? { id: Number(id) } : {}), event, data: JSON.parse(data) });
     },
   });
@@ -32,4 +36,4 @@ export const parseSse = (text: string): SseEvent[] => {
   return events;
 };
 
-export const readSse = async (res: Response) => parseSse(await res.text());
+export const readSse = async (res: Response, options: { deltas?: boolean } = {}) => parseSse(await res.text(), options);

@@ -17,6 +17,7 @@ export const parametricStrategy: Strategy<ParametricState> = {
   async step(state, ctx) {
     const result = await ctx.llm.chat({
       purpose: 'parametric',
+      answer: true,
       // The paper's closed-book prompt asks for the answer and nothing else; ours lets the model say it does not know.
       messages:
         recipeOf(ctx.request.options) === 'paper'

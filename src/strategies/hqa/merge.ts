@@ -136,6 +136,7 @@ export const mergeFinalAnswer = async (
   if (input.abstain && shouldAbstain(confidence)) return { answer: I_DONT_KNOW, answers, sources, claims };
   const reply = await ctx.llm.chat({
     purpose: 'final',
+    answer: true,
     messages:
       input.recipe === 'paper' && style === 'short'
         ? paperMergeMessages({ question: input.question, answers, context: input.context })

@@ -28,6 +28,7 @@ export const reasoningStep = async (state: RagState, ctx: RunContext, o: RagOpti
   const { queryTime } = readContext(ctx.request.context);
   const reply = await ctx.llm.chat({
     purpose: 'reasoning',
+    answer: true,
     messages: [
       { role: 'system', content: `${(o.recipe === 'paper' ? paperPrompt : prompt).trim()}\n\n${DATA_FENCE_RULE}` },
       { role: 'user', content: reasoningInput(ctx.request.question, queryTime, state) },

@@ -83,7 +83,7 @@ export const toolLoopStrategy: Strategy<ToolLoopState> = {
         ],
       };
     }
-    const reply = await ctx.llm.chat({ purpose: 'final', messages: [{ role: 'user', content: ctx.request.question }] });
+    const reply = await ctx.llm.chat({ purpose: 'final', answer: true, messages: [{ role: 'user', content: ctx.request.question }] });
     return {
       state,
       done: true,

@@ -1,0 +1,123 @@
+import type { ChatRequest, LLM, Purpose } from '../llm/types';
+
+/**
+ * A piece of a model call's reply, sent to the run's live streams as it arrives. Never stored: the finished step is
+ * what a replay, a fork and the run JSON show.
+ */
+export interface Delta {
+  /** Which model call of the run the text belongs to; calls of one step may interleave (the closed-book call). */
+  call: number;
+  purpose: Purpose;
+  /** The call writes the run's answer. */
+  answer?: true;
+  text: string;
+}
+
+/** Where a run's deltas go while someone follows it. */
+export interface LiveDeltas {
+  /** Someone follows the run now: only then is a call asked to stream. */
+  listening(): boolean;
+  /** A number for the next streamed call, unique among the run's live streams. */
+  nextCall(): number;
+  send(delta: Delta): void;
+}
+
+/** At most one frame per call this often, unless this many characters are waiting: a 1-byte-chunk model cannot flood. */
+export const DELTA_INTERVAL_MS = 50;
+export const DELTA_MAX_CHARS = 1_024;
+
+/**
+ * Gathers a call's text and hands it on at most every `intervalMs`, or sooner once `maxChars` wait; `flush` sends
+ * what is left. The timer is the only clock: workerd's Date.now() stands still between I/O.
+ */
+export const coalescer = (emit: (text: string) => void, intervalMs = DELTA_INTERVAL_MS, maxChars = DELTA_MAX_CHARS) => {
+  let waiting = '';
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (!waiting) return;
+    const text = waiting;
+    waiting = '';
+    emit(text);
+  };
+  return {
+    push(text: string) {
+      waiting += text;
+      if (waiting.length >= maxChars) flush();
+      else timer ??= setTimeout(flush, intervalMs);
+    },
+    flush,
+  };
+};
+
+/**
+ * The visible part of a growing reply: the text before the first stop sequence, holding back the last characters
+ * that could still begin one, so a client never sees `Observation:` the provider cuts afterwards. Each call of
+ * `take` returns the new visible text since the last; `rest(final)` what the finished reply adds beyond that.
+ */
+export const stopGuard = (stop: readonly string[] | undefined) => {
+  const stops = (stop ?? []).filter(Boolean);
+  const holdBack = Math.max(0, ...stops.map((s) => s.length - 1));
+  let raw = '';
+  let sent = 0;
+  let stopped = false;
+  return {
+    take(delta: string): string {
+      if (stopped) return '';
+      raw += delta;
+      // Text before `sent` holds no stop's start (it was released only once no stop could begin there).
+      let cut = -1;
+      for (const s of stops) {
+        const i = raw.indexOf(s, Math.max(0, sent - holdBack));
+        if (i >= 0 && (cut < 0 || i < cut)) cut = i;
+      }
+      if (cut >= 0) stopped = true;
+      const until = cut >= 0 ? cut : raw.length - holdBack;
+      if (until <= sent) return '';
+      const out = raw.slice(sent, until);
+      sent = until;
+      return out;
+    },
+    /** The finished reply (already cut at its stops) beyond what was released; empty when it does not extend it. */
+    rest(final: string): string {
+      return final.length > sent && final.startsWith(raw.slice(0, sent)) ? final.slice(sent) : '';
+    },
+  };
+};
+
+/**
+ * Asks every model call to stream while someone follows the run, and sends its text there as deltas: coalesced,
+ * cut at the call's stop sequences, and completed from the finished reply. A strategy's own `onDelta` still gets
+ * every piece. Nobody following: the call goes as it is (a provider streams only when asked).
+ */
+export const liveLLM = (inner: LLM, live: LiveDeltas | undefined): LLM => {
+  if (!live) return inner;
+  return {
+    provider: inner.provider,
+    model: inner.model,
+    acceptsImages: inner.acceptsImages,
+    ...(inner.servedModels ? { servedModels: inner.servedModels.bind(inner) } : {}),
+    async chat(request: ChatRequest) {
+      if (!live.listening()) return inner.chat(request);
+      const call = live.nextCall();
+      const base = { call, purpose: request.purpose, ...(request.answer ? { answer: true as const } : {}) };
+      const out = coalescer((text) => live.send({ ...base, text }));
+      const guard = stopGuard(request.stop);
+      const own = request.onDelta;
+      const onDelta = (text: string) => {
+        own?.(text);
+        const visible = guard.take(text);
+        if (visible) out.push(visible);
+      };
+      try {
+        const result = await inner.chat({ ...request, onDelta });
+        const rest = guard.rest(result.text);
+        if (rest) out.push(rest);
+        return result;
+      } finally {
+        out.flush();
+      }
+    },
+  };
+};
