@@ -5,11 +5,12 @@ import type { AgentRun } from '../../durable-objects/agent-run';
 import { loadConfig } from '../config';
 import type { RunView } from '../engine/run-view';
 import { SSE_HEADERS } from '../engine/sse';
-import type { AnswerData, EventType, RunStatus, Usage } from '../engine/types';
+import type { AnswerData, Citation, Confidence, EventType, RunStatus, Usage } from '../engine/types';
 import { createRun, replayHeaders } from './answer';
 import { runScope } from './auth';
 import { cappedJsonBody } from './body';
 import { chatRequestSchema, type ChatRequestBody } from './chat-schema';
+import { sourcesText } from './chat-sources';
 import { HttpError } from './errors';
 import { idempotencyHeaders, idempotentRunId } from './idempotency';
 import { parseModel } from './models';
@@ -73,7 +74,15 @@ const reasoningOf = (view: RunView) =>
 const completionId = (runId: string) => `chatcmpl-${runId}`;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-const completionBody = (view: RunView, model: string) => ({
+/** What the answer rests on, as an extension field beside OpenAI's own (docs/CONFIDENCE.md). */
+const runField = (runId: string, a: { confidence: Confidence | null; agreementSources: string[]; citations: Citation[] }) => ({
+  runId,
+  confidence: a.confidence,
+  agreementSources: a.agreementSources,
+  citations: a.citations,
+});
+
+const completionBody = (view: RunView, model: string, citeSources: boolean) => ({
   id: completionId(view.runId),
   object: 'chat.completion' as const,
   created: nowSeconds(),
@@ -81,12 +90,12 @@ const completionBody = (view: RunView, model: string) => ({
   choices: [
     {
       index: 0,
-      message: { role: 'assistant' as const, content: view.answer ?? '', reasoning_content: reasoningOf(view) },
+      message: { role: 'assistant' as const, content: `${view.answer ?? ''}${citeSources ? sourcesText(view) : ''}`, reasoning_content: reasoningOf(view) },
       finish_reason: view.status === 'limited' ? 'length' : 'stop',
     },
   ],
   usage: openAIUsage(view.usage),
-  run: { runId: view.runId, status: view.status, sources: view.sources, confidence: view.confidence, agreementSources: view.agreementSources, citations: view.citations },
+  run: { ...runField(view.runId, view), status: view.status, sources: view.sources },
 });
 
 const encoder = new TextEncoder();
@@ -115,7 +124,7 @@ const readWithin = async <T>(reader: ReadableStreamDefaultReader<T>, ms: number)
  * event stream just ends; we reopen it after the last event seen (the run resumes from storage), so the client
  * sees one uninterrupted completion.
  */
-const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Response, runId: string, model: string): ReadableStream<Uint8Array> => {
+const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Response, runId: string, model: string, citeSources: boolean): ReadableStream<Uint8Array> => {
   const id = completionId(runId);
   const created = nowSeconds();
   const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -137,7 +146,11 @@ const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Respon
     if (type === 'answer') {
       if (answered) return [];
       answered = true;
-      return [chunk({ content: (data as unknown as AnswerData).answer })];
+      const answer = data as unknown as AnswerData;
+      // The answer's chunk carries what it rests on as an extension field; with cite_sources the text says it too.
+      const frames = [chunk({ content: answer.answer }, { run: runField(runId, answer) })];
+      if (citeSources) frames.push(chunk({ content: sourcesText(answer) }));
+      return frames;
     }
     if (type === 'done') {
       finished = true;
@@ -257,7 +270,7 @@ export const chatCompletionRoutes = apiRoutes().openapi(chatRoute, async (c) => 
   });
   if (body.stream) {
     const first = await runEvents(stub, 0);
-    return new Response(chunkStream(() => runStub(c.env, runId), first, runId, body.model), { headers: { ...SSE_HEADERS, ...headers } });
+    return new Response(chunkStream(() => runStub(c.env, runId), first, runId, body.model, body.cite_sources === true), { headers: { ...SSE_HEADERS, ...headers } });
   }
   const view = await waitForRun(stub);
   if (!view) throw new HttpError(500, 'internal_error', `run ${runId} was lost`);
@@ -266,5 +279,5 @@ export const chatCompletionRoutes = apiRoutes().openapi(chatRoute, async (c) => 
     const err = view.error as { code?: string; message?: string } | null;
     throw new HttpError(502, 'run_failed', `the run ${runId} ended with status "${view.status}" and no answer${err?.message ? `: ${err.message}` : ''}`, { 'x-run-id': runId });
   }
-  return c.json(completionBody(view, body.model), 200);
+  return c.json(completionBody(view, body.model, body.cite_sources === true), 200);
 });

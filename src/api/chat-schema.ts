@@ -24,6 +24,13 @@ export const chatRequestSchema = z
       .meta({ description: 'The last message with role "user" is the question (≤ 2,000 characters); earlier turns are ignored' }),
     stream: z.boolean().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).loose().optional(),
+    cite_sources: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          'Not an OpenAI parameter: true appends the answer\'s sources to the message text — each verified citation with its quote and link, or "not verified" (docs/CONFIDENCE.md). The `run` extension field carries the citations either way',
+      }),
     options: z
       .record(z.string(), z.unknown())
       .optional()

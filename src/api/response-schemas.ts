@@ -172,6 +172,17 @@ export const chatCompletionSchema = z
       }),
     ),
     usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
-    run: z.looseObject({ runId: z.string(), status: runStatusSchema }).meta({ description: 'not an OpenAI field: the run behind the completion' }),
+    run: z
+      .looseObject({
+        runId: z.string(),
+        status: runStatusSchema,
+        confidence: z.string().nullable(),
+        agreementSources: z.array(z.string()),
+        citations: z.array(citationSchema),
+      })
+      .meta({
+        description:
+          "not an OpenAI field: the run behind the completion and what its answer rests on (docs/CONFIDENCE.md); a streamed completion carries it on the chunk with the answer (without status)",
+      }),
   })
   .openapi('ChatCompletion');

@@ -45,8 +45,11 @@ describe('POST /v1/answer in agent mode', () => {
     expect(events.at(-1)!.data).toMatchObject({ status: 'succeeded', usage: { toolCalls: 3 } });
     expect(events.at(-1)!.data.usage.byPurpose).toMatchObject({ agent: { calls: 4 }, parametric: { calls: 1 }, final: { calls: 1 } });
     expect(llm.remaining()).toMatchObject({ agent: 0, parametric: 0, final: 0 });
-    // The run JSON carries the same entities.
+    // The answer event cites the query row that holds the answer.
+    expect(answer.citations).toContainEqual(expect.objectContaining({ source: 'wikidata', verified: true, quote: 'place: Q1297 (Chicago)', url: 'https://www.wikidata.org/wiki/Q1297' }));
+    // The run JSON carries the same entities, and the same verdict and citations.
     const run = await (await get(`/v1/runs/${events[0].data.runId}`)).json();
     expect(run).toMatchObject({ answer: 'Chicago', entities: [{ id: 'Q1297', label: 'Chicago' }] });
+    expect(run).toMatchObject({ confidence: answer.confidence, agreementSources: answer.agreementSources, citations: answer.citations });
   });
 });

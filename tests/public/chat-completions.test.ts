@@ -77,6 +77,56 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     expect(run).toMatchObject({ variant: 'compmix', mode: 'parametric', answer: 'Oslo', question: 'Capital of Norway?' });
   });
 
+  /** The agent finds the director's birthplace in Wikidata's snapshot: a verified citation quoting the query row. */
+  const chicagoScript = () =>
+    installScript({
+      agent: [
+        ' I need the director of Forrest Gump.\nAction: wikisearch\nAction Input: Forrest Gump',
+        ' The snippet names Robert Zemeckis. I need his id.\nAction: getWikidataID\nAction Input: Robert Zemeckis',
+        ' Now his place of birth.\nAction: runQuery\nAction Input: SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }',
+        ' Wikidata says Chicago.\nFinal Answer: Chicago',
+      ],
+      parametric: ['Chicago'],
+      final: ['Chicago'],
+    });
+  const CHICAGO = 'In which city was the director of Forrest Gump born?';
+
+  it('carries the citations as the run extension field, and with cite_sources writes them into the message', async () => {
+    chicagoScript();
+    const params = { model: 'mintaka:agent', messages: [{ role: 'user' as const, content: CHICAGO }], options: { fewshot: 'zero-shot' }, cite_sources: true };
+    const { data, response } = await client().chat.completions.create(params).withResponse();
+    const run = (await (await exports.default.fetch(`http://localhost/v1/runs/${response.headers.get('x-run-id')}`)).json()) as any;
+    const ext = (data as unknown as { run: { confidence: string; agreementSources: string[]; citations: unknown[] } }).run;
+    // The extension field is the run's own verdict, as /v1/runs/{id} gives it.
+    expect(ext).toMatchObject({ confidence: 'one_source', agreementSources: ['wikidata'], citations: run.citations });
+    expect(run.citations).toContainEqual(expect.objectContaining({ source: 'wikidata', verified: true, quote: 'place: Q1297 (Chicago)' }));
+    // A chat UI shows only the text: the answer, then what it rests on.
+    const text = data.choices[0].message.content!;
+    expect(text.startsWith('Chicago\n\nSources (confidence: one_source):\n[1] Wikidata: “place: Q1297 (Chicago)” https://www.wikidata.org/wiki/Q1297')).toBe(true);
+  });
+
+  it('streams the citations on the answer chunk; the text stays the bare answer unless cite_sources asks', async () => {
+    chicagoScript();
+    const stream = await client().chat.completions.create({ model: 'mintaka:agent', stream: true, messages: [{ role: 'user', content: CHICAGO }], options: { fewshot: 'zero-shot' } } as never);
+    let content = '';
+    const runs: any[] = [];
+    for await (const chunk of stream as unknown as AsyncIterable<any>) {
+      content += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.run) runs.push(chunk.run);
+    }
+    expect(content).toBe('Chicago');
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ confidence: 'one_source', agreementSources: ['wikidata'] });
+    expect(runs[0].citations.filter((c: { verified: boolean }) => c.verified).map((c: { quote: string }) => c.quote)).toContain('place: Q1297 (Chicago)');
+
+    // The model's own knowledge cites nothing: asked for sources, the text says plainly that nothing verified it.
+    installScript({ parametric: ['Paris'] });
+    const closed = await client().chat.completions.create({ model: 'mintaka:parametric', stream: true, cite_sources: true, messages: [{ role: 'user', content: 'What is the capital of France?' }] } as never);
+    let said = '';
+    for await (const chunk of closed as unknown as AsyncIterable<any>) said += chunk.choices[0]?.delta?.content ?? '';
+    expect(said).toBe('Paris\n\nSources: not verified — no evidence this run read contains this answer (confidence: none).');
+  });
+
   it('raises an API error for an unknown model, a missing user message and a failed run', async () => {
     installScript({ parametric: [{ error: 'the model server answered HTTP 500', status: 500 }] });
     await expect(client().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 404 });
