@@ -16,7 +16,9 @@ import {
   type KgGateway,
   type ReplaySource,
 } from '../../src/evidence/recording';
+import { PagePrefetch, prefetching } from '../../src/evidence/prefetch';
 import type { Evidence } from '../../src/evidence/types';
+import { addPrefetch } from '../../src/engine/usage';
 import type { RunMeta, RunStore } from '../run-store';
 
 /** The archive a run replays: `options.evidence.replay`, else the deploy-wide EVIDENCE_REPLAY. */
@@ -30,6 +32,9 @@ export const replayArchiveOf = (request: RunRequest, config: Config): string | u
  * uploaded archive when the run replays one, and exported again as an archive (docs/ARCHIVE.md).
  */
 export class RunEvidence {
+  /** Pages fetched ahead of a read, kept while this object lives (src/evidence/prefetch.ts). */
+  private readonly prefetched = new PagePrefetch();
+
   constructor(
     private readonly store: RunStore,
     private readonly env: Env,
@@ -47,9 +52,10 @@ export class RunEvidence {
 
   /**
    * The run's services with its evidence recorded, and served from the archive when the run replays one. The key of
-   * each record joins `recorded`, so a tool call can say which records it produced.
+   * each record joins `recorded`, so a tool call can say which records it produced. A search starts fetching its top
+   * page in the background (not in a replay, which has every page at hand); `deadline` is the run's wall time.
    */
-  services(config: Config, request: RunRequest, usage: Usage, replay: ReplaySource | undefined, caller: ServiceCaller, recorded: string[]) {
+  services(config: Config, request: RunRequest, usage: Usage, replay: ReplaySource | undefined, caller: ServiceCaller, recorded: string[], deadline?: number) {
     // Test builds only: a run may ask for live evidence, so a workerd test can record against a stubbed Wikimedia.
     const evidenceConfig: Config = config.TEST_MODE && request.options?.testEvidence === 'live' ? { ...config, EVIDENCE: 'live' } : config;
     const base = createServices(evidenceConfig, this.env as never, caller);
@@ -59,7 +65,13 @@ export class RunEvidence {
     let evidence: Evidence | undefined;
     return {
       ...base,
-      evidence: () => (evidence ??= recordingEvidence(replay ? replayingEvidence(replay, onMiss) : base.evidence(), (r) => this.keep(r, config, recorded))),
+      evidence: () =>
+        (evidence ??= recordingEvidence(
+          replay
+            ? replayingEvidence(replay, onMiss)
+            : prefetching(base.evidence(), this.prefetched, { deadline, onStart: () => addPrefetch(usage, false), onHit: () => addPrefetch(usage, true) }),
+          (r) => this.keep(r, config, recorded),
+        )),
     };
   }
 

@@ -43,6 +43,10 @@ export const usageSchema = z
       .object({ trimmed: z.number().int(), retried: z.number().int() })
       .optional()
       .meta({ description: "prompts shortened to fit the model's context window, and how many of them only after the server refused the longer prompt" }),
+    prefetch: z
+      .object({ pages: z.number().int(), hits: z.number().int() })
+      .optional()
+      .meta({ description: "pages fetched in the background for a search's top hit, and reads they served without waiting for the source" }),
   })
   .openapi('Usage');
 

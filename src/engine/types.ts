@@ -131,6 +131,8 @@ export interface Usage {
   evidence?: EvidenceUsage;
   /** Prompts shortened to fit the model's context window, and of those, retried after the server refused them. */
   context?: { trimmed: number; retried: number };
+  /** Pages a search's top hit fetched in the background, and reads those pages served (src/evidence/prefetch.ts). */
+  prefetch?: { pages: number; hits: number };
 }
 
 export interface EvidenceUsage {

@@ -62,3 +62,11 @@ export const addPromptTrim = (usage: Usage, retried: boolean): Usage => {
   if (retried) c.retried += 1;
   return usage;
 };
+
+/** One page fetched ahead of a read (`hit` false), or one read it served (`hit` true): src/evidence/prefetch.ts. */
+export const addPrefetch = (usage: Usage, hit: boolean): Usage => {
+  const p = (usage.prefetch ??= { pages: 0, hits: 0 });
+  if (hit) p.hits += 1;
+  else p.pages += 1;
+  return usage;
+};
