@@ -3,6 +3,7 @@ import type { EventInput } from '../../src/engine/types';
 import { scriptedLLM } from '../../src/llm/scripted';
 import { lateFusionPipelineStrategy, lateFusionRandomStrategy } from '../../src/strategies/hqa/baselines/late-fusion';
 import { staticPipelineStrategy } from '../../src/strategies/hqa/baselines/static-pipeline';
+import { parametricStrategy } from '../../src/strategies/baselines/parametric';
 import { randomFewshotStrategy, zeroShotStrategy } from '../../src/strategies/hqa';
 import { hqaTools } from '../../src/tools';
 import { driveStrategy } from '../helpers/drive';
@@ -84,3 +85,59 @@ describe('baselines', () => {
     expect(ofType(r.events, 'answer')[0].answer).toBe('George Orwell');
   });
 });
+
+describe('baselines and the attribution layer', () => {
+  type Verdict = { answer: string; confidence: string; agreementSources: string[]; citations: { source: string; verified: boolean; quote?: string }[]; sources: unknown[] };
+  const fusionScriptFor = () => ({ read: ['It was written by George Orwell.'], generateQuery: [QUERY] });
+  const verdict = (events: EventInput[]) => ofType(events, 'answer')[0] as unknown as Verdict;
+
+  /** The label says how many sources a citation verified: never all_agree with fewer than two, never none with any. */
+  const expectConsistent = (a: Verdict) => {
+    const verified = [...new Set(a.citations.filter((c) => c.verified).map((c) => c.source))];
+    expect(verified).toEqual(expect.arrayContaining(a.agreementSources));
+    if (['all_agree', 'two_agree', 'conflict'].includes(a.confidence)) expect(a.agreementSources.length).toBeGreaterThanOrEqual(2);
+    if (a.confidence === 'one_source') expect(a.agreementSources).toHaveLength(1);
+    if (a.confidence === 'none') expect(a.agreementSources).toEqual([]);
+  };
+
+  it("parametric: the model's own knowledge is no evidence, so none and no citation, even for a right answer", async () => {
+    const { events } = await drive(parametricStrategy, { parametric: ['George Orwell'] });
+    const a = verdict(events);
+    expect(a).toMatchObject({ answer: 'George Orwell', confidence: 'none', agreementSources: [], citations: [] });
+    expect(a.sources).toEqual([{ title: "the model's own knowledge", kind: 'model' }]);
+  });
+
+  it('late-fusion-random says all_agree only because both pipelines are verified, whichever answer the seed picks', async () => {
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const a = verdict((await drive(lateFusionRandomStrategy, fusionScriptFor(), { seed })).events);
+      expectConsistent(a);
+      expect(a).toMatchObject({ confidence: 'all_agree', agreementSources: ['wikipedia', 'wikidata'] });
+    }
+  });
+
+  it('static-pipeline: an answer the query row holds is verified with a quote containing it; one no record holds is none', async () => {
+    const found = verdict((await drive(staticPipelineStrategy, { generateQuery: [QUERY], final: ['George Orwell'] })).events);
+    expectConsistent(found);
+    expect(found).toMatchObject({ confidence: 'one_source', agreementSources: ['wikidata'] });
+    expect(found.citations.filter((c) => c.verified).every((c) => c.quote?.includes('George Orwell'))).toBe(true);
+
+    // The merge writes an author the pipeline never saw: nothing the run read backs it.
+    const invented = verdict((await drive(staticPipelineStrategy, { generateQuery: [QUERY], final: ['Aldous Huxley'] })).events);
+    expectConsistent(invented);
+    expect(invented).toMatchObject({ answer: 'Aldous Huxley', confidence: 'none', agreementSources: [] });
+    expect(invented.citations.some((c) => c.quote?.includes('Huxley'))).toBe(false);
+  });
+
+  it('late-fusion-pipeline: both pipelines verified agree; with options.abstain an unbacked merge says "I don\'t know"', async () => {
+    const both = verdict((await drive(lateFusionPipelineStrategy, { ...fusionScriptFor(), final: ['George Orwell'] })).events);
+    expectConsistent(both);
+    expect(both.agreementSources).toEqual(['wikipedia', 'wikidata']);
+    // The Wikipedia pipeline's reader claims a page says what it does not, and the query finds nothing: no verified source.
+    const unbacked = verdict(
+      (await drive(lateFusionPipelineStrategy, { read: ['It was written by Aldous Huxley.'], generateQuery: ['SELECT ?x WHERE { wd:Q208460 wdt:P57 ?x . }'], final: ['Aldous Huxley'] }, { abstain: true })).events,
+    );
+    expectConsistent(unbacked);
+    expect(unbacked).toMatchObject({ answer: "I don't know", confidence: 'none', agreementSources: [] });
+  });
+});
+

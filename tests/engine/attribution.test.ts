@@ -58,6 +58,28 @@ describe('the attribution layer', () => {
     expect(a.citations[0].quote).toContain('He was born in Chicago, Illinois.');
   });
 
+  it('judges the answer the run gives: one no verified source backs is none, however well the sources agree', () => {
+    const both = [
+      { source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] },
+      { source: 'wikidata', answer: 'Chicago', keys: [placeOfBirth.key] },
+    ];
+    // A merge that preferred the model's memory: no record the run read says Houston.
+    const houston = attribute(both, book, 'Houston');
+    expect(houston).toMatchObject({ confidence: 'none', agreementSources: [] });
+    expect(houston.citations.some((c) => c.quote?.includes('Houston'))).toBe(false);
+    expect(attribute(both, book, 'Chicago')).toMatchObject({ confidence: 'all_agree', agreementSources: ['wikipedia', 'wikidata'] });
+    // A long answer that states a verified source's answer, or one a cited record holds, is backed.
+    expect(attribute(both, book, 'Robert Zemeckis was born in Chicago, Illinois.').confidence).toBe('all_agree');
+    expect(attribute([both[0]], book, 'He was born in 1952 in Chicago.').confidence).toBe('one_source');
+    // "I don't know" claims nothing, so it is not judged.
+    expect(attribute(both, book, "I don't know").confidence).toBe('all_agree');
+    expect(finishAnswer({ answer: 'Houston', answers: { wikidata: 'Chicago' }, sources: [], claims: [both[1]] }, book, { question: 'q', variant: 'mintaka', mode: 'agent' })).toMatchObject({
+      answer: 'Houston',
+      confidence: 'none',
+      agreementSources: [],
+    });
+  });
+
   it('grades agreement over verified sources only; the model’s own knowledge never votes', () => {
     const both = [
       { source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] },

@@ -94,11 +94,27 @@ const agreementOf = (answers: readonly string[]): Confidence => {
 };
 
 /**
+ * Whether the answer the user reads is one a verified source gave (the same answer, or one inside the other), or
+ * stands itself in a record a verified citation names. A merge that prefers the model's memory to the sources it
+ * was shown writes an answer no evidence holds, however well the sources agree.
+ */
+const backedBy = (answer: string, voting: readonly { claim: Claim; citations: Citation[] }[], book: EvidenceBook): boolean =>
+  voting.some(
+    ({ claim, citations }) =>
+      sameAnswer(answer, claim.answer) ||
+      citations.some((c) => {
+        const doc = c.verified ? book.document(c.key) : undefined;
+        return !!doc && !!findAnswer(answer, doc);
+      }),
+  );
+
+/**
  * Citations for every claim, and the agreement of the sources with a verified one. A fallback source (an agent's
  * own answer, derived from the sources it read) votes only when no other source verified; the model's own
- * knowledge never does, whatever a strategy declares.
+ * knowledge never does, whatever a strategy declares. Given the answer the run gives, the verdict is about that
+ * answer: when no verified source backs it, it is `none` with no agreement sources, whatever the sources said.
  */
-export const attribute = (claims: readonly Claim[], book: EvidenceBook): Attribution => {
+export const attribute = (claims: readonly Claim[], book: EvidenceBook, answer?: string): Attribution => {
   const usable = claims.filter((c) => c.source !== MODEL_KNOWLEDGE && !isNonAnswer(c.answer) && c.keys.length > 0);
   const checked = usable.map((claim) => ({ claim, citations: citationsOf(claim, book) }));
   const verified = checked.filter((c) => c.citations.some((x) => x.verified));
@@ -108,6 +124,9 @@ export const attribute = (claims: readonly Claim[], book: EvidenceBook): Attribu
   for (const { claim } of voting) if (!bySource.has(claim.source)) bySource.set(claim.source, claim.answer);
   // A fallback that does not vote would only repeat the sources' citations.
   const shown = primary.length ? checked.filter((c) => !c.claim.fallback) : checked;
+  if (answer !== undefined && !isNonAnswer(answer) && voting.length && !backedBy(answer, voting, book)) {
+    return { confidence: 'none', agreementSources: [], citations: shown.flatMap((c) => c.citations) };
+  }
   return {
     confidence: agreementOf([...bySource.values()]),
     agreementSources: [...bySource.keys()],
@@ -136,7 +155,7 @@ export const shouldAbstain = (confidence: Confidence): boolean => confidence ===
  */
 export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, request: RunRequest): AnswerData => {
   const { claims, ...fields } = draft;
-  const attribution = attribute(claims ?? [], book);
+  const attribution = attribute(claims ?? [], book, fields.answer);
   const sources = [...fields.sources];
   for (const c of attribution.citations) {
     if (!c.verified || !c.url || sources.some((s) => s.url === c.url)) continue;

@@ -141,11 +141,15 @@ export const accuracyByConfidence = (items: readonly EvalItem[], predictions: Ma
   return groupBy(present, (i) => predictions.get(i.id)?.confidence ?? (predictions.get(i.id) ? 'unreported' : undefined), scores, AGREEMENT_ORDER);
 };
 
-/** The share (0–100) of answered predictions whose answer has at least one verified citation; null when none answered. */
+/**
+ * The share (0–100) of answered predictions whose answer a verified citation backs (a source in agreementSources;
+ * predictions from before agreementSources: any verified citation); null when none answered.
+ */
 export const verifiedCitationRate = (predictions: readonly (Prediction | undefined)[]): number | null => {
   const answered = predictions.filter((p): p is Prediction => !!p && !p.error && typeof p.answer === 'string' && p.answer.trim() !== '');
   if (!answered.length) return null;
-  return (100 * answered.filter((p) => p.citations?.some((c) => c.verified)).length) / answered.length;
+  const backed = (p: Prediction) => (p.agreementSources ? p.agreementSources.length > 0 : !!p.citations?.some((c) => c.verified));
+  return (100 * answered.filter(backed).length) / answered.length;
 };
 
 /** The gold answer as a person reads it. */
