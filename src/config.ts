@@ -73,6 +73,24 @@ export const configSchema = z
     /** The longest one request waits at a gate; a host that asks for a longer wait fails the request unsent. */
     POLITENESS_MAX_WAIT_MS: positiveInt(60_000),
     /**
+     * Model calls in flight at once per model server and model, across every run of the deployment (the model's own
+     * politeness gate, which also shares a 429's Retry-After with every run). 8 keeps a small self-hosted server
+     * (Ollama, one vLLM GPU) from queueing or refusing; raise it for a server that batches more.
+     */
+    LLM_CONCURRENCY: positiveInt(8),
+    /**
+     * How Wikimedia can reach whoever runs this deploy (an e-mail address or a URL), sent in the User-Agent of every
+     * live evidence request as Wikimedia's User-Agent policy asks; /healthz warns while live evidence goes without it.
+     */
+    WIKIMEDIA_CONTACT: z
+      .string()
+      .trim()
+      .max(200, { message: 'WIKIMEDIA_CONTACT must be at most 200 characters' })
+      .regex(/^(?:https?:\/\/[^\s()<>;]+|[^\s()<>;@]+@[^\s()<>;@]+\.[^\s()<>;@]+)$/, {
+        message: 'WIKIMEDIA_CONTACT must be an e-mail address or an http(s) URL where you can be reached, e.g. ops@example.org or https://example.org/contact',
+      })
+      .optional(),
+    /**
      * OpenTelemetry: export each run as one trace over OTLP/HTTP (JSON) to `<endpoint>/v1/traces`; unset = off.
      * Headers as the OpenTelemetry spec writes them: `key=value,key2=value2` (values URL-encoded), e.g. an API key.
      */

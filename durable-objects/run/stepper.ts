@@ -93,7 +93,7 @@ export class Stepper {
     if (!strategy) {
       return void (await ledger.finish(meta, 'failed', [{ type: 'error', data: { code: 'unknown_mode', message: `mode "${meta.request.mode}" is not available` } }], config));
     }
-    const llm = createLLM(config, { AI: (env as { AI?: Ai }).AI });
+    const llm = createLLM(config, env);
     if (!llm.ok) return void (await ledger.finish(meta, 'failed', [{ type: 'error', data: { code: 'llm_unavailable', message: llm.reason } }], config));
 
     const now = Date.now();

@@ -74,7 +74,7 @@ export const createRun = async (
   const contextProblem = strategyFor(mode, config)?.checkContext?.(body.context as Record<string, unknown> | undefined);
   if (contextProblem) throw new HttpError(400, 'invalid_context', contextProblem);
   await assertReplayable(env, options, owner);
-  const llm = createLLM(config, { AI: (env as { AI?: Ai }).AI });
+  const llm = createLLM(config, env);
   if (!llm.ok) throw new HttpError(503, 'llm_unavailable', llm.reason);
   // Claimed after validation, so a rejected request never holds an Idempotency-Key.
   const { runId, replayed } = await claim(newRunId());

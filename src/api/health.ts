@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { loadConfig, purposeModelVar } from '../config';
 import { VARIANTS } from '../engine/types';
 import { createEvidence } from '../evidence';
+import { wikimediaHosts } from '../evidence/live';
 import type { EvidenceHealth } from '../evidence/types';
 import { createLLM } from '../llm';
 import { modelProblem } from '../llm/served-models';
@@ -27,7 +28,7 @@ const healthRoute = createRoute({
 
 export const healthRoutes = new OpenAPIHono<{ Bindings: Env }>().openapi(healthRoute, async (c) => {
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
-  const llm = createLLM(config, { AI: (c.env as { AI?: Ai }).AI });
+  const llm = createLLM(config, c.env);
   let evidence: EvidenceHealth;
   try {
     const probe = createEvidence(config, { DB: c.env.DB });
@@ -41,6 +42,7 @@ export const healthRoutes = new OpenAPIHono<{ Bindings: Env }>().openapi(healthR
         ...Object.entries(config.LLM_MODELS).map(([purpose, name]) => ({ name: name!, setting: purposeModelVar(purpose as Purpose) })),
       ])
     : undefined;
+  const warnings = politenessWarnings(config);
   return c.json({
     ok: !evidence.checked || evidence.ready,
     llm: llm.ok
@@ -59,5 +61,23 @@ export const healthRoutes = new OpenAPIHono<{ Bindings: Env }>().openapi(healthR
     // The per-run limits a request gets unless it lowers them (the UI shows progress against them).
     limits: { maxSteps: config.MAX_STEPS, maxLLMCalls: config.MAX_LLM_CALLS, maxWallMs: config.MAX_WALL_MS, maxTokens: config.MAX_TOKENS },
     auth: config.API_KEYS.length ? 'bearer' : 'open (API_KEYS is empty: local development only)',
+    ...(warnings.length ? { warnings } : {}),
   }, 200);
 });
+
+/** What a deploy sending live evidence requests to Wikimedia's own services should fix (docs/EVIDENCE.md, "Politely"). */
+const politenessWarnings = (config: ReturnType<typeof loadConfig>): string[] => {
+  if (config.EVIDENCE !== 'live') return [];
+  const hosts = wikimediaHosts(config);
+  if (!hosts.length) return [];
+  const warnings: string[] = [];
+  if (!config.WIKIMEDIA_CONTACT) {
+    warnings.push(
+      `live evidence goes to ${hosts.join(', ')} without a contact in its User-Agent: set WIKIMEDIA_CONTACT to an e-mail address or URL where Wikimedia can reach you (their User-Agent policy; clients without one may be blocked)`,
+    );
+  }
+  if (config.POLITENESS === 'off') {
+    warnings.push(`POLITENESS=off sends to ${hosts.join(', ')} without the shared politeness gate: clients that exceed the query service's limits or ignore its Retry-After get banned`);
+  }
+  return warnings;
+};

@@ -47,6 +47,10 @@ export const usageSchema = z
       .object({ pages: z.number().int(), hits: z.number().int() })
       .optional()
       .meta({ description: "pages fetched in the background for a search's top hit, and reads they served without waiting for the source" }),
+    modelGate: z
+      .object({ waits: z.number().int(), waitMs: z.number().int() })
+      .optional()
+      .meta({ description: "model calls that waited at their model's politeness gate (LLM_CONCURRENCY, or a server's Retry-After shared by every run), and the time they waited" }),
   })
   .openapi('Usage');
 
@@ -159,6 +163,10 @@ export const healthSchema = z
     modes: z.array(z.string()),
     limits: z.object({ maxSteps: z.number().int(), maxLLMCalls: z.number().int(), maxWallMs: z.number().int(), maxTokens: z.number().int() }),
     auth: z.string(),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'configuration worth fixing that does not stop the service: live evidence to Wikimedia without WIKIMEDIA_CONTACT, or with POLITENESS=off' }),
   })
   .openapi('Health');
 

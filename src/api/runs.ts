@@ -185,7 +185,7 @@ export const runRoutes = apiRoutes()
       throw new HttpError(400, 'invalid_step', found.message);
     }
     const config = loadConfig(c.env as unknown as Record<string, unknown>);
-    const llm = createLLM(config, { AI: (c.env as { AI?: Ai }).AI });
+    const llm = createLLM(config, c.env);
     if (!llm.ok) throw new HttpError(503, 'llm_unavailable', llm.reason);
     const merged = { ...(found.source.request.options ?? {}), ...(body.options ?? {}), ...(body.model ? { model: body.model } : {}) };
     const options = checkOptions(found.source.request.mode, merged) ?? {};

@@ -33,7 +33,7 @@ const noModel = (reason: string): LLM => ({
  * minutes. The deadline's signal stops the tool's own waits; the race answers even if a tool does not listen to it.
  */
 export const runToolByHand = async (env: Env, config: Config, tool: Tool, input: unknown, signal?: AbortSignal): Promise<HandRunResult> => {
-  const llm = createLLM(config, { AI: (env as { AI?: Ai }).AI });
+  const llm = createLLM(config, env);
   if (!llm.ok && MODEL_TOOLS.has(tool.name)) throw new HttpError(503, 'llm_unavailable', `${tool.name} needs a language model. ${llm.reason}`);
   const services = createServices(config, env as never);
   const started = Date.now();

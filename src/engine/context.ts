@@ -13,7 +13,7 @@ import { liveLLM, type LiveDeltas } from './live-deltas';
 import { meteredLLM } from './metered-llm';
 import { noTracer, type Tracer } from './trace';
 import type { RunContext, RunRequest, Usage } from './types';
-import { addPromptTrim, addToolCall } from './usage';
+import { addModelWait, addPromptTrim, addToolCall } from './usage';
 
 export interface Services {
   evidence(): Evidence;
@@ -62,9 +62,21 @@ export const createRunContext = (parts: ContextParts): RunContext => {
       parts.note?.(text);
     },
   });
+  // Waits at the model's politeness gate join the step's trace and the run's usage.
+  const told: LLM = {
+    ...windowed,
+    chat: (request) =>
+      windowed.chat({
+        ...request,
+        onWait: (text, ms) => {
+          addModelWait(parts.usage, ms);
+          parts.note?.(text);
+        },
+      }),
+  };
   const llm = liveLLM(
     meteredLLM(
-      windowed,
+      told,
       parts.usage,
       parts.llmLimits ?? { maxLLMCalls: parts.config.MAX_LLM_CALLS, maxTokens: parts.config.MAX_TOKENS },
       parts.signal,

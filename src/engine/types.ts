@@ -133,6 +133,8 @@ export interface Usage {
   context?: { trimmed: number; retried: number };
   /** Pages a search's top hit fetched in the background, and reads those pages served (src/evidence/prefetch.ts). */
   prefetch?: { pages: number; hits: number };
+  /** Model calls that waited at their model's politeness gate (other runs' calls in flight, a server's Retry-After). */
+  modelGate?: { waits: number; waitMs: number };
 }
 
 export interface EvidenceUsage {

@@ -70,3 +70,11 @@ export const addPrefetch = (usage: Usage, hit: boolean): Usage => {
   else p.pages += 1;
   return usage;
 };
+
+/** One model call held at its model's politeness gate. */
+export const addModelWait = (usage: Usage, ms: number): Usage => {
+  const g = (usage.modelGate ??= { waits: 0, waitMs: 0 });
+  g.waits += 1;
+  g.waitMs += Math.round(ms);
+  return usage;
+};

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { LLM } from '../llm/types';
-import { createLiveEvidence, type LiveOptions } from './live';
+import { createLiveEvidence, wikimediaUserAgent, type LiveOptions } from './live';
 import { gatesFor, type GateCaller, type GateNamespace } from './live/politeness';
 import { createStaticEvidence, type SnapshotBundle } from './static';
 import type { Evidence } from './types';
@@ -35,6 +35,7 @@ export const createEvidence = (config: Config, bindings: EvidenceBindings, deps:
   config.EVIDENCE === 'live'
     ? createLiveEvidence(config, {
         maxlag: config.MEDIAWIKI_MAXLAG,
+        userAgent: wikimediaUserAgent(config.WIKIMEDIA_CONTACT),
         onCache: deps.caller?.onCache,
         ...(bindings.POLITENESS_GATE
           ? { gateFor: gatesFor(config, bindings.POLITENESS_GATE as unknown as GateNamespace, deps.caller ?? {}, deps.live?.timeoutMs ?? LIVE_TIMEOUT_MS) }

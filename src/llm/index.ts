@@ -1,4 +1,6 @@
 import type { Config } from '../config';
+import type { GateNamespace } from '../net/politeness/pass';
+import { modelGates } from './model-gate';
 import { openAIProvider } from './openai';
 import { installedScript } from './scripted';
 import type { LLM } from './types';
@@ -11,13 +13,20 @@ export const HOW_TO_CONFIGURE_LLM =
   '(any OpenAI-compatible server: vLLM, Ollama, llama.cpp, OpenAI with LLM_API_KEY; LLM_MODEL is the name the server serves, as its GET /v1/models lists it), ' +
   'or deploy with LLM_PROVIDER=workers-ai and the AI binding.';
 
+/** What the providers may use besides the config: the Workers AI binding, and the gates every run shares. */
+export interface LLMBindings {
+  AI?: Ai;
+  /** Any Durable Object namespace of PolitenessGate (the Env's typed one included). */
+  POLITENESS_GATE?: { idFromName(name: string): DurableObjectId; get(id: DurableObjectId): unknown };
+}
+
 const cache = new WeakMap<Config, LLMAvailability>();
 
 /**
  * Picks the provider named by the config. Never throws: "no model" is a state the API reports, not a crash.
  * The provider is kept per config (configs are parsed once per isolate), so requests do not rebuild SDK clients.
  */
-export const createLLM = (config: Config, bindings: { AI?: Ai }): LLMAvailability => {
+export const createLLM = (config: Config, bindings: LLMBindings): LLMAvailability => {
   // The scripted double changes per test, so it is never cached.
   if (config.LLM_PROVIDER === 'scripted') return build(config, bindings);
   const hit = cache.get(config);
@@ -27,7 +36,7 @@ export const createLLM = (config: Config, bindings: { AI?: Ai }): LLMAvailabilit
   return made;
 };
 
-const build = (config: Config, bindings: { AI?: Ai }): LLMAvailability => {
+const build = (config: Config, bindings: LLMBindings): LLMAvailability => {
   switch (config.LLM_PROVIDER) {
     case 'openai':
       return {
@@ -39,6 +48,7 @@ const build = (config: Config, bindings: { AI?: Ai }): LLMAvailability => {
           timeoutMs: config.LLM_TIMEOUT_MS,
           maxResponseBytes: config.LLM_MAX_RESPONSE_BYTES,
           maxRetries: config.LLM_MAX_RETRIES,
+          gateFor: modelGates(config, config.LLM_BASE_URL!, bindings.POLITENESS_GATE as unknown as GateNamespace | undefined),
         }),
       };
     case 'workers-ai':

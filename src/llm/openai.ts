@@ -1,7 +1,10 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { cappedStream } from '../net/read-capped';
-import { backoffMs, isRetryableStatus, retrying } from '../net/retry';
+import { GateWaitTooLong, throughGate } from '../net/politeness/pass';
+import { seconds, type GateReport } from '../net/politeness/policy';
+import { backoffMs, isRetryableStatus, parseRetryAfter, retrying } from '../net/retry';
 import { retryBudget, startAttempt } from './call-budget';
+import type { ModelGate } from './model-gate';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM } from './types';
 import { LLMError } from './types';
@@ -18,7 +21,15 @@ export interface OpenAIProviderOptions {
   /** For tests: the fetch the SDK uses. */
   fetch?: typeof fetch;
   acceptsImages?: boolean;
+  /**
+   * The politeness gate of a model (src/llm/model-gate.ts), shared by every run: each attempt, retries included,
+   * waits there for a slot and for any Retry-After another run was given, and reports its status back.
+   */
+  gateFor?: (model: string) => ModelGate;
 }
+
+/** A 429 without Retry-After still holds every run back this long. */
+const DEFAULT_BACKOFF_MS = 2_000;
 
 /** The model list is asked for by /healthz, which must answer quickly even when the model server does not. */
 const MODEL_LIST_TIMEOUT_MS = 3_000;
@@ -113,26 +124,58 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     acceptsImages: opts.acceptsImages ?? false,
     async chat(request) {
       let retryAfter: string | null | undefined;
+      let heldBack = false;
       const worthRetrying = retryBudget();
+      const gate = opts.gateFor?.(request.model ?? model);
+      const gateClient = gate && { ...gate, signal: request.signal, onWait: request.onWait };
       const attempt = async () => {
+        let leave: ((r: GateReport) => Promise<void>) | undefined;
+        if (gateClient) {
+          try {
+            const pass = await throughGate(gateClient);
+            if (pass.kind === 'granted') leave = pass.leave;
+          } catch (err) {
+            if (err instanceof GateWaitTooLong) throw new LLMError(err.message, 429);
+            throw err;
+          }
+        }
+        const started = Date.now();
+        const report: GateReport = { ms: 0, status: 0 };
         try {
-          return await once(request);
+          const out = await once(request);
+          report.status = 200;
+          return out;
         } catch (err) {
           retryAfter = undefined;
+          heldBack = false;
           if (err instanceof LLMError && err.code !== 'llm_error') throw err;
           const status = err instanceof APIError ? err.status : undefined;
+          report.status = status ?? 0;
           const connection = err instanceof APIConnectionError;
           const malformed = err instanceof LLMError && err.retryable;
           const retryable = connection || malformed || (err instanceof APIError && isRetryableStatus(status));
           retryAfter = err instanceof APIError ? err.headers?.get?.('retry-after') : undefined;
+          const wait = parseRetryAfter(retryAfter);
+          if (status === 429 || (status === 503 && wait !== undefined)) {
+            // Told to the gate, so no run sends to this model before the server's wait has passed.
+            report.backoffMs = wait ?? DEFAULT_BACKOFF_MS;
+            report.backoffReason = `HTTP ${status}${wait !== undefined ? ` with Retry-After ${seconds(wait)}` : ''}`;
+            heldBack = !!leave;
+          }
           throw new LLMError(describe(err, status), status, retryable);
+        } finally {
+          report.ms = Date.now() - started;
+          await leave?.(report).catch(() => {});
         }
       };
       return retrying(attempt, {
         retries: opts.maxRetries,
         signal: request.signal,
-        retryIn: (outcome, n) =>
-          !outcome.ok && worthRetrying(outcome.error) && !request.signal?.aborted ? backoffMs(n, retryAfter) : undefined,
+        retryIn: (outcome, n) => {
+          if (outcome.ok || !worthRetrying(outcome.error) || request.signal?.aborted) return undefined;
+          // The gate holds the next attempt for as long as the server asked, and every other run's with it.
+          return heldBack ? 0 : backoffMs(n, retryAfter);
+        },
       });
     },
     async servedModels() {

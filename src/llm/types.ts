@@ -32,6 +32,8 @@ export interface ChatRequest {
   onDelta?: (text: string) => void;
   /** This call writes the run's answer: its deltas reach a run's followers marked as the answer's. */
   answer?: boolean;
+  /** Told when the call waited at its model's politeness gate (other runs' calls, a server's Retry-After), with a note for the trace. */
+  onWait?: (note: string, ms: number) => void;
   signal?: AbortSignal;
 }
 

@@ -9,15 +9,37 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
-export const freePort = () =>
+const tryPort = (port) =>
   new Promise((ok, fail) => {
     const s = createServer();
     s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
+    s.listen(port, '127.0.0.1', () => {
+      const { port: bound } = s.address();
+      s.close(() => ok(bound));
     });
   });
+
+/** Ports this process handed out from PORT_RANGE: a range has no OS to keep two callers apart. */
+const handedOut = new Set();
+
+/**
+ * A free port on 127.0.0.1: any the OS offers, or with `PORT_RANGE=9250-9299` one from that range (on a shared
+ * machine where each user keeps to a range).
+ */
+export const freePort = async () => {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.PORT_RANGE ?? '');
+  if (!range) return tryPort(0);
+  const [lo, hi] = [Number(range[1]), Number(range[2])];
+  for (let port = lo; port <= hi; port++) {
+    if (handedOut.has(port)) continue;
+    const bound = await tryPort(port).catch(() => undefined);
+    if (bound) {
+      handedOut.add(bound);
+      return bound;
+    }
+  }
+  throw new Error(`no free port left in PORT_RANGE=${process.env.PORT_RANGE}`);
+};
 
 /**
  * @param {{ vars?: Record<string, string>, args?: string[], stateDir?: string, timeoutMs?: number, ports?: [number, number] }} [options]

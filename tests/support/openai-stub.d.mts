@@ -11,11 +11,15 @@ export interface Stub {
   requests: StubRequest[];
   /** Replies per purpose (`default` for the rest), or `byQuestion: {question: {purpose: [...]}}`. */
   setScript: (script: any) => void;
+  /** The server's concurrency limit and what it counted: 429s sent, requests that came inside a Retry-After it gave. */
+  load: () => { max: number; retryAfter: number; peak: number; tooMany: number; insideRetryAfter: number; answered: number; refusedOverWindow: number; largestPrompt: number };
   close: () => Promise<void>;
 }
 /**
  * `contextTokens`: a context window; a longer request is refused with 400 "maximum context length is N tokens" (vLLM).
  * `models`: the only names served (others get 404 "model 'x' not found"); `listModels: false`: no GET /v1/models.
+ * `maxConcurrent`: more requests at once are refused with 429 and `Retry-After: retryAfter` (seconds); 0 = no limit.
+ * `keepRequests: false`: `requests` stays empty (long benches).
  */
 export declare const startStub: (options?: {
   port?: number;
@@ -24,4 +28,7 @@ export declare const startStub: (options?: {
   contextTokens?: number;
   models?: string[];
   listModels?: boolean;
+  maxConcurrent?: number;
+  retryAfter?: number;
+  keepRequests?: boolean;
 }) => Promise<Stub>;

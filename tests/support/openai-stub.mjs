@@ -11,6 +11,11 @@
 //   POST /__window   {"tokens": 8192}   a context window: a prompt plus max_tokens over it is refused with 400 in vLLM's
 //                    words ("maximum context length is 8192 tokens"); counted in GET /__window ({tokens, refused})
 //                    (also --context-tokens N; a token is counted per 3.2 characters, denser than English prose)
+//   POST /__concurrency {"max": 2, "retryAfter": 1}   a request arriving while `max` others are being answered is
+//                    refused with 429 and Retry-After (seconds), as a loaded server or a rate limit does; a request that
+//                    arrives while an earlier Retry-After still runs is refused too and counted as a breach.
+//                    GET /__concurrency → {max, retryAfter, peak, tooMany, insideRetryAfter, answered}
+//                    (also --max-concurrent N --retry-after S)
 //   --models a,b     serve only these model names: GET /v1/models lists them and a chat request for another name is
 //                    answered 404 "model 'x' not found" (Ollama's words). Without it every name is answered and
 //                    /v1/models lists `stub`. --no-model-list: GET /v1/models answers 404, as some servers do.
@@ -25,11 +30,14 @@ const DEFAULT_REPLIES = {
   default: 'Thought: I know this.\nFinal Answer: 42',
 };
 
-export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', contextTokens = 0, models, listModels = true } = {}) => {
+export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', contextTokens = 0, models, listModels = true, maxConcurrent = 0, retryAfter = 1, keepRequests = true } = {}) => {
   let queues = {};
   let faults = { status: 0, count: 0, retryAfter: undefined };
   const requests = [];
   const state = { latencyMs, contextTokens, refused: 0 };
+  // The server's own concurrency limit and what it saw of clients that ignore its Retry-After.
+  const load = { max: maxConcurrent, retryAfter, inflight: 0, peak: 0, tooMany: 0, insideRetryAfter: 0, answered: 0, retryUntil: 0, largestPrompt: 0 };
+  const loadStats = () => ({ max: load.max, retryAfter: load.retryAfter, peak: load.peak, tooMany: load.tooMany, insideRetryAfter: load.insideRetryAfter, answered: load.answered, refusedOverWindow: state.refused, largestPrompt: load.largestPrompt });
   /** Tokens a request asks for: its messages as a dense tokenizer counts them, plus the reply's max_tokens. */
   const requestedTokens = (body) =>
     Math.ceil((body.messages ?? []).map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n').length / 3.2) +
@@ -86,6 +94,13 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', c
       if (req.method === 'POST') state.contextTokens = Number(JSON.parse(raw || '{}').tokens ?? 0);
       return json(200, { tokens: state.contextTokens, refused: state.refused });
     }
+    if (url.pathname === '/__concurrency') {
+      if (req.method === 'POST') {
+        const set = JSON.parse(raw || '{}');
+        Object.assign(load, { max: Number(set.max ?? 0), retryAfter: Number(set.retryAfter ?? 1), peak: 0, tooMany: 0, insideRetryAfter: 0, answered: 0, retryUntil: 0, largestPrompt: 0 });
+      }
+      return json(200, loadStats());
+    }
     if (url.pathname === '/__reset') {
       state.refused = 0;
       queues = {};
@@ -100,14 +115,31 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', c
 
     const body = JSON.parse(raw || '{}');
     const purpose = req.headers['x-request-purpose'] ?? 'default';
-    requests.push({ purpose, headers: req.headers, body });
+    if (keepRequests) requests.push({ purpose, headers: req.headers, body });
+    const now = Date.now();
+    const inside = now < load.retryUntil;
+    if (inside) load.insideRetryAfter += 1;
+    if (load.max) {
+      if (inside || load.inflight >= load.max) {
+        load.tooMany += 1;
+        load.retryUntil = Math.max(load.retryUntil, now + load.retryAfter * 1000);
+        const wait = Math.max(1, Math.ceil((load.retryUntil - now) / 1000));
+        return json(429, { error: { message: `too many concurrent requests (at most ${load.max}); retry after ${wait} s`, type: 'rate_limit_error' } }, { 'retry-after': String(wait) });
+      }
+    }
+    load.inflight += 1;
+    load.peak = Math.max(load.peak, load.inflight);
+    res.once('close', () => (load.inflight -= 1));
     if (faults.count > 0) {
       faults.count -= 1;
       const headers = faults.retryAfter !== undefined ? { 'retry-after': String(faults.retryAfter) } : {};
+      // An injected Retry-After is a promise like any other: a request inside it is counted as a breach.
+      if (faults.retryAfter !== undefined) load.retryUntil = Math.max(load.retryUntil, Date.now() + Number(faults.retryAfter) * 1000);
       return json(faults.status, { error: { message: `injected ${faults.status}` } }, headers);
     }
     if (models && !models.includes(body.model)) return json(404, { error: { message: `model '${body.model}' not found` } });
     const asked = requestedTokens(body);
+    load.largestPrompt = Math.max(load.largestPrompt, asked);
     if (state.contextTokens && asked > state.contextTokens) {
       state.refused += 1;
       const message = `This model's maximum context length is ${state.contextTokens} tokens. However, you requested ${asked} tokens. Please reduce the length of the messages or completion.`;
@@ -129,8 +161,10 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', c
       }
       res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage })}\n\n`);
       res.end('data: [DONE]\n\n');
+      load.answered += 1;
       return;
     }
+    load.answered += 1;
     json(200, {
       id,
       object: 'chat.completion',
@@ -146,6 +180,8 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', c
     url: `http://${host}:${actual}/v1`,
     requests,
     setScript: (s) => (queues = s),
+    /** The server's concurrency limit and the clients' breaches of its Retry-After (see POST /__concurrency). */
+    load: loadStats,
     close: () => new Promise((r) => server.close(r)),
   };
 };
@@ -161,6 +197,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     contextTokens: Number(arg('context-tokens', 0)),
     models: arg('models', undefined)?.split(','),
     listModels: !process.argv.includes('--no-model-list'),
+    maxConcurrent: Number(arg('max-concurrent', 0)),
+    retryAfter: Number(arg('retry-after', 1)),
+    // A long soak would keep every request's messages; --forget-requests keeps only the counts.
+    keepRequests: !process.argv.includes('--forget-requests'),
   });
   console.log(`OpenAI-compatible stub on ${stub.url}`);
 }

@@ -8,6 +8,8 @@ export interface WdqsStats {
   insideRetryAfter: number;
   peakQueryMsPerMinute: number;
   withoutUserAgent: number;
+  /** User-Agents with no e-mail address or URL to reach the operator by. */
+  withoutContact: number;
   distinctQueries: number;
 }
 
@@ -25,6 +27,8 @@ export interface MediaWikiStats {
   insideRetryAfter: number;
   withoutMaxlag: number;
   withoutUserAgent: number;
+  /** User-Agents with no e-mail address or URL to reach the operator by. */
+  withoutContact: number;
   peakConcurrency: number;
   distinct: number;
 }

@@ -7,6 +7,7 @@
 //   vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => route(new Request(input, init)));
 //   wdqs.stats() → { requests, insideRetryAfter, peakQueryMsPerMinute, … }
 //
+// "withoutContact" counts User-Agents with no e-mail address or URL (WIKIMEDIA_CONTACT unset).
 // "insideRetryAfter" is what the real services punish: a request that arrives while an earlier Retry-After still
 // runs (WDQS bans such a client, reported as 24 hours). A polite client keeps it at 0.
 
@@ -24,6 +25,8 @@ const hash = (text) => {
 
 /** Wikimedia's User-Agent policy: a name plus a way to reach the operator (a URL or an e-mail), not a library default. */
 const descriptive = (ua) => !!ua && /\S+\/\S+/.test(ua) && /(https?:\/\/|@|\(.+\))/.test(ua);
+/** The part of the policy a name alone does not meet: an e-mail address or a URL to reach the operator by. */
+const withContact = (ua) => !!ua && /(https?:\/\/\S+|[^\s(;]+@[^\s);]+\.[a-z]+)/i.test(ua);
 
 /**
  * The query service: each query costs `costMs(query)` of query time (the answer waits that long). Over
@@ -41,7 +44,7 @@ export const createWdqsStandIn = ({
   const errors = [];
   const forced = [];
   let retryUntil = 0;
-  const s = { requests: 0, answered: 0, tooMany: 0, failed: 0, insideRetryAfter: 0, peakQueryMsPerMinute: 0, withoutUserAgent: 0, queries: new Map() };
+  const s = { requests: 0, answered: 0, tooMany: 0, failed: 0, insideRetryAfter: 0, peakQueryMsPerMinute: 0, withoutUserAgent: 0, withoutContact: 0, queries: new Map() };
 
   const usedMs = (t) => spent.filter(([at]) => at > t - MINUTE).reduce((a, [, ms]) => a + ms, 0);
   const recentErrors = (t) => errors.filter((at) => at > t - MINUTE).length;
@@ -56,6 +59,7 @@ export const createWdqsStandIn = ({
     const t = now();
     s.requests++;
     if (!descriptive(request.headers.get('user-agent'))) s.withoutUserAgent++;
+    if (!withContact(request.headers.get('user-agent'))) s.withoutContact++;
     if (t < retryUntil) {
       s.insideRetryAfter++;
       return tooMany(Math.ceil((retryUntil - t) / 1000));
@@ -108,7 +112,7 @@ export const createWdqsStandIn = ({
 export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds = 5, latencyMs = 10, now = () => Date.now() } = {}) => {
   let retryUntil = 0;
   let inflight = 0;
-  const s = { requests: 0, maxlagAnswers: 0, insideRetryAfter: 0, withoutMaxlag: 0, withoutUserAgent: 0, peakConcurrency: 0, distinct: new Set() };
+  const s = { requests: 0, maxlagAnswers: 0, insideRetryAfter: 0, withoutMaxlag: 0, withoutUserAgent: 0, withoutContact: 0, peakConcurrency: 0, distinct: new Set() };
 
   const answer = (p) => {
     const action = p.get('action');
@@ -137,6 +141,7 @@ export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds
     s.peakConcurrency = Math.max(s.peakConcurrency, inflight);
     try {
       if (!descriptive(request.headers.get('user-agent'))) s.withoutUserAgent++;
+      if (!withContact(request.headers.get('user-agent'))) s.withoutContact++;
       const url = new URL(request.url);
       s.distinct.add(url.search);
       if (t < retryUntil) s.insideRetryAfter++;

@@ -7,6 +7,21 @@ import { liveHttp, type HttpOptions } from './http';
 
 export const USER_AGENT = 'humaniq-answers/0.1 (factual question answering over Wikipedia and Wikidata; Cloudflare Worker)';
 
+/**
+ * Wikimedia's User-Agent policy asks for a name, a version and a way to reach the operator; WIKIMEDIA_CONTACT (an
+ * e-mail address or URL, checked in src/config.ts) is that way. Without it the agent still names itself.
+ * @example wikimediaUserAgent('ops@example.org') // 'humaniq-answers/0.1 (ops@example.org; factual question answering …)'
+ */
+export const wikimediaUserAgent = (contact?: string) => (contact ? USER_AGENT.replace('(', `(${contact}; `) : USER_AGENT);
+
+const WIKIMEDIA_HOST = /(^|\.)(wikipedia|wikidata|wikimedia|mediawiki)\.org$/;
+
+type Endpoints = Pick<Config, 'WIKIPEDIA_API_URL' | 'WIKIDATA_SPARQL_URL' | 'WIKIDATA_API_URL'>;
+
+/** The configured live endpoints that are Wikimedia's own services (not a mirror), by host. */
+export const wikimediaHosts = (config: Endpoints): string[] =>
+  [config.WIKIPEDIA_API_URL, config.WIKIDATA_SPARQL_URL, config.WIKIDATA_API_URL].map((u) => new URL(u).host).filter((h) => WIKIMEDIA_HOST.test(h));
+
 export type LiveOptions = Partial<Omit<HttpOptions, 'endpoints'>> & {
   maxRows?: number;
   maxResultBytes?: number;
@@ -17,8 +32,6 @@ export type LiveOptions = Partial<Omit<HttpOptions, 'endpoints'>> & {
 
 /** Tables kept per page (a long list article has dozens; the read tool ranks what it gets against the question). */
 const MAX_TABLES = 20;
-
-type Endpoints = Pick<Config, 'WIKIPEDIA_API_URL' | 'WIKIDATA_SPARQL_URL' | 'WIKIDATA_API_URL'>;
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'", nbsp: ' ' };
 const stripHtml = (html: string) =>

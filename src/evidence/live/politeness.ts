@@ -1,12 +1,8 @@
 import type { Config } from '../../config';
-import type { GateClient } from '../../net/politeness/pass';
-import type { GateBackend, GatePolicy } from '../../net/politeness/policy';
+import type { GateClient, GateNamespace } from '../../net/politeness/pass';
+import type { GatePolicy } from '../../net/politeness/policy';
 
-/** The POLITENESS_GATE binding, seen only through what the gate answers (one object per host name). */
-export interface GateNamespace {
-  idFromName(name: string): DurableObjectId;
-  get(id: DurableObjectId): GateBackend;
-}
+export type { GateNamespace } from '../../net/politeness/pass';
 
 /** What a run adds to the gates: its signal (a wait ends with the run) and where its waits are told. */
 export interface GateCaller {

@@ -1,6 +1,12 @@
 import { sleep } from '../retry';
 import { tooLongNote, waitNote, type GateBackend, type GatePolicy, type GateReport, type WaitReason } from './policy';
 
+/** The POLITENESS_GATE binding, seen only through what the gate answers (one object per host, or per model server and model). */
+export interface GateNamespace {
+  idFromName(name: string): DurableObjectId;
+  get(id: DurableObjectId): GateBackend;
+}
+
 export interface GateClient {
   /** The host's gate (one Durable Object per host) and what it enforces there. */
   backend: GateBackend;
