@@ -123,6 +123,30 @@ describe('OpenTelemetry export of runs', () => {
     expect(forkView.traceId).toBe(forkTrace);
   });
 
+  it('a fork on another model: usage names, per purpose, the model that served it, as the model server saw it', async () => {
+    const { run } = await ask('Who directed Forrest Gump, on another model?');
+    expect(Object.values(run.usage.byPurpose).map((p: any) => p.model)).toEqual(expect.arrayContaining(['stub-model']));
+    const seen = stub.requests.length;
+    const fork = await fetch(`${dev.url}/v1/runs/${run.runId}/fork`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fromStep: 0, model: 'other-model' }) });
+    expect(fork.status).toBe(201);
+    const { runId } = (await fork.json()) as { runId: string };
+    let view: any;
+    for (let i = 0; i < 120; i++) {
+      view = await (await fetch(`${dev.url}/v1/runs/${runId}`)).json();
+      if (!['queued', 'running'].includes(view.status)) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(view.status).toBe('succeeded');
+    // What the model server was asked, per purpose, is what usage reports.
+    const served: Record<string, Set<string>> = {};
+    for (const r of stub.requests.slice(seen)) (served[String(r.purpose)] ??= new Set()).add(String(r.body.model));
+    expect(Object.keys(view.usage.byPurpose).sort()).toEqual(Object.keys(served).sort());
+    for (const [purpose, p] of Object.entries(view.usage.byPurpose as Record<string, { model: string }>)) {
+      expect([...served[purpose]!]).toEqual(['other-model']);
+      expect(p.model).toBe('other-model');
+    }
+  }, 90_000);
+
   it('a dead collector leaves the run succeeded', async () => {
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
     receiver.closeAllConnections();
