@@ -1,5 +1,6 @@
 import type { Config } from '../../src/config';
 import { createRunContext } from '../../src/engine/context';
+import { PromptHistory } from '../../src/engine/prompt-reuse';
 import { limitsFor } from '../../src/engine/limits';
 import { indexRunStatus } from '../../src/engine/run-index';
 import { createToolRegistry } from '../../src/engine/services';
@@ -48,6 +49,8 @@ export class Stepper {
   private stepping = false;
   /** Aborts the step in flight: its wall-time deadline, a cancel, or the watchdog. */
   private inflight: AbortController | undefined;
+  /** The run's last prompt per purpose, for usage.promptReuse across its steps (while this instance lives). */
+  private readonly prompts = new PromptHistory();
 
   constructor(private readonly parts: StepperParts) {}
 
@@ -146,6 +149,7 @@ export class Stepper {
       services: trace ? { ...services, evidence: () => (tracedSource ??= tracedEvidence(services.evidence(), trace)) } : services,
       kg: trace ? tracedKg(kg, trace) : kg,
       recorded,
+      prompts: this.prompts,
       book: () => evidence.book(meta.request),
       tools: createToolRegistry(strategyTools(config)),
       usage,

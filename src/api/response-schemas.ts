@@ -51,6 +51,13 @@ export const usageSchema = z
       .object({ waits: z.number().int(), waitMs: z.number().int() })
       .optional()
       .meta({ description: "model calls that waited at their model's politeness gate (LLM_CONCURRENCY, or a server's Retry-After shared by every run), and the time they waited" }),
+    promptReuse: z
+      .record(z.string(), z.object({ calls: z.number().int(), chars: z.number().int(), repeatedChars: z.number().int(), share: z.number() }))
+      .optional()
+      .meta({
+        description:
+          'per purpose, over the calls that followed another call of the same purpose: prompt characters, the characters that repeat the start of the previous prompt (what a provider prefix cache can serve), and their share',
+      }),
   })
   .openapi('Usage');
 

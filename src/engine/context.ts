@@ -11,6 +11,7 @@ import type { VectorIndex } from '../vectors/types';
 import { attribute, evidenceBook, type EvidenceBook } from './attribution/attribute';
 import { liveLLM, type LiveDeltas } from './live-deltas';
 import { meteredLLM } from './metered-llm';
+import { PromptHistory, reuseMeter } from './prompt-reuse';
 import { noTracer, type Tracer } from './trace';
 import type { RunContext, RunRequest, Usage } from './types';
 import { addModelWait, addPromptTrim, addToolCall } from './usage';
@@ -48,6 +49,11 @@ export interface ContextParts {
   book?: () => EvidenceBook;
   /** The run's live streams: model calls stream their text there while someone follows the run. */
   live?: LiveDeltas;
+  /**
+   * The run's last prompt per purpose, kept across its steps, for usage.promptReuse. Absent: a fresh one, which
+   * measures the calls made through this context only.
+   */
+  prompts?: PromptHistory;
 }
 
 const MAX_OBSERVATION_CHARS = 8_000;
@@ -55,7 +61,9 @@ const MAX_OBSERVATION_CHARS = 8_000;
 /** Builds the context a strategy step sees. Shared by the Durable Object and by tests that drive a strategy directly. */
 export const createRunContext = (parts: ContextParts): RunContext => {
   const models = parts.config.LLM_MODELS ?? {};
-  const windowed = windowedLLM(routeByPurpose(parts.llm, models), {
+  // Measured as sent: after routing and after any fitting to the window, so a cut that moves the prefix counts.
+  const measured = reuseMeter(routeByPurpose(parts.llm, models), parts.prompts ?? new PromptHistory(), parts.usage);
+  const windowed = windowedLLM(measured, {
     windowOf: (request) => contextWindow(parts.config, request.purpose, modelFor(request, models) ?? parts.llm.model),
     onTrim: (text, retried) => {
       addPromptTrim(parts.usage, retried);

@@ -135,6 +135,18 @@ export interface Usage {
   prefetch?: { pages: number; hits: number };
   /** Model calls that waited at their model's politeness gate (other runs' calls in flight, a server's Retry-After). */
   modelGate?: { waits: number; waitMs: number };
+  /**
+   * Per purpose, over the calls that followed another of the same purpose: characters of their prompts, those that
+   * repeat the start of the previous prompt (what a provider's prefix cache can serve), and the share (src/engine/prompt-reuse.ts).
+   */
+  promptReuse?: Partial<Record<Purpose, PromptReuse>>;
+}
+
+export interface PromptReuse {
+  calls: number;
+  chars: number;
+  repeatedChars: number;
+  share: number;
 }
 
 export interface EvidenceUsage {

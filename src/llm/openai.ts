@@ -20,6 +20,8 @@ export interface OpenAIProviderOptions {
   maxRetries: number;
   /** For tests: the fetch the SDK uses. */
   fetch?: typeof fetch;
+  /** Send OpenAI's `prompt_cache_key` (default: only to api.openai.com; see `sendsCacheKey`). */
+  promptCacheKey?: boolean;
   acceptsImages?: boolean;
   /**
    * The politeness gate of a model (src/llm/model-gate.ts), shared by every run: each attempt, retries included,
@@ -36,6 +38,19 @@ const MODEL_LIST_TIMEOUT_MS = 3_000;
 
 /** Statuses of a server that has no model list (llama.cpp builds, proxies): not a fault. */
 const NO_MODEL_LIST = new Set([404, 405, 501]);
+
+/**
+ * OpenAI's prompt cache routes requests with the same `prompt_cache_key` and prefix to the same machine. Other
+ * OpenAI-compatible servers need no hint (vLLM caches prefixes by itself) and some refuse or log fields they do not
+ * know (vLLM before 0.6.4 answered 400, later ones warn per request), so the key goes to OpenAI only.
+ */
+export const sendsCacheKey = (baseURL: string): boolean => {
+  try {
+    return new URL(baseURL).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+};
 
 /** OpenAI servers accept at most four stop sequences; the rest are applied to the text afterwards. */
 const MAX_SERVER_STOPS = 4;
@@ -67,6 +82,7 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     defaultHeaders: { 'user-agent': 'humaniq-answers/0.1' },
   });
   const model = opts.model ?? 'default';
+  const cacheKey = opts.promptCacheKey ?? sendsCacheKey(opts.baseURL);
 
   const once = async (request: ChatRequest): Promise<ChatResult> => {
     const attempt = startAttempt({ maxBytes: opts.maxResponseBytes, timeoutMs: opts.timeoutMs }, request.signal);
@@ -90,6 +106,8 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
       ...(stop?.length ? { stop } : {}),
       ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      // One key per purpose: calls of a purpose share their fixed opening (instructions, tools, examples).
+      ...(cacheKey ? { prompt_cache_key: `humaniq-${request.purpose}` } : {}),
     };
     if (request.onDelta) {
       const stream = await client.chat.completions.create(

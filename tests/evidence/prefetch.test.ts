@@ -1,11 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
 import { PagePrefetch, prefetching } from '../../src/evidence/prefetch';
 import type { Evidence, Page } from '../../src/evidence/types';
-import { post, readSse } from '../engine/helpers';
+import { get, post, readSse } from '../engine/helpers';
 
 /** Evidence ahead of need (issue 25): a search's top page is fetched in the background for the read that follows. */
 const QUESTION = 'In which city was the director of Forrest Gump born?';
+
+// The Worker's first start (its bundle, the snapshot) can take long on a busy machine.
+beforeAll(() => get('/healthz'), 120_000);
 
 describe('a search prefetches its top page', () => {
   it('serves the following read from the prefetched page and counts it in the run usage', async () => {

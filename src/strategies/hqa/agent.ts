@@ -1,3 +1,4 @@
+import { contextWindow } from '../../engine/context-window';
 import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import { recipeOf, type Recipe } from '../../engine/recipe';
 import { I_DONT_KNOW } from '../../engine/attribution/attribute';
@@ -157,9 +158,21 @@ export const stepAgentLoop = async (state: AgentState, ctx: RunContext): Promise
   }
 
   if (state.phase === 'think') {
+    // Step n+1's prompt extends step n's, so a provider's prefix cache serves all of it but the new turn. Shortening
+    // old observations breaks that at the first one cut: with the model's window known, only the window does it
+    // (src/engine/prompt-fit.ts); without, the trajectory keeps its fixed budget rather than be refused each step.
+    const windowKnown = contextWindow(ctx.config, 'agent', ctx.config.LLM_MODELS?.agent ?? ctx.llm.model) !== undefined;
     const agentCall = ctx.llm.chat({
       purpose: 'agent',
-      messages: agentMessages({ tools, examples: state.examples, question, turns: state.turns, recipe: state.recipe, scope: state.scope }),
+      messages: agentMessages({
+        tools,
+        examples: state.examples,
+        question,
+        turns: state.turns,
+        recipe: state.recipe,
+        scope: state.scope,
+        ...(windowKnown ? { budget: Infinity } : {}),
+      }),
       droppable: [agentShots(state.examples, state.recipe)],
       stop: ['Observation:', '\nObservation'],
       maxTokens: 600,
