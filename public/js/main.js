@@ -46,7 +46,8 @@ const loadHealth = async () => {
   const status = document.getElementById('model-status');
   try {
     const health = await api('GET', '/healthz');
-    status.textContent = health.llm?.ready ? `Model: ${health.llm.model}` : 'No model configured';
+    // A configured model the server does not serve is named as such, not taken for a missing one.
+    status.textContent = health.llm?.ready ? `Model: ${health.llm.model}` : health.llm?.model ? `Model ${health.llm.model} is not served` : 'No model configured';
     status.title = health.llm?.ready ? '' : health.llm?.message ?? '';
     return health;
   } catch (err) {

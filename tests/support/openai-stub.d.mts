@@ -17,7 +17,7 @@ export interface Stub {
 }
 /**
  * `contextTokens`: a context window; a longer request is refused with 400 "maximum context length is N tokens" (vLLM).
- * `models`: the only names served (others get 404 "model 'x' not found"); `listModels: false`: no GET /v1/models.
+ * `models`: the only names served (others get 404 "model 'x' not found"), listed by GET /v1/models; without it every name is served and GET /v1/models answers 404; `listModels: false`: 404 even with `models`.
  * `maxConcurrent`: more requests at once are refused with 429 and `Retry-After: retryAfter` (seconds); 0 = no limit.
  * `keepRequests: false`: `requests` stays empty (long benches).
  */

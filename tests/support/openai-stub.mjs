@@ -17,8 +17,9 @@
 //                    GET /__concurrency → {max, retryAfter, peak, tooMany, insideRetryAfter, answered}
 //                    (also --max-concurrent N --retry-after S)
 //   --models a,b     serve only these model names: GET /v1/models lists them and a chat request for another name is
-//                    answered 404 "model 'x' not found" (Ollama's words). Without it every name is answered and
-//                    /v1/models lists `stub`. --no-model-list: GET /v1/models answers 404, as some servers do.
+//                    answered 404 "model 'x' not found" (Ollama's words). Without it every name is answered and,
+//                    since no list could name them all, GET /v1/models answers 404 as such servers do (so /healthz
+//                    has nothing to check). --no-model-list: 404 even with --models.
 //   GET  /__requests                                                the requests received (method, headers, body)
 //   POST /__reset
 import { createServer } from 'node:http';
@@ -108,8 +109,8 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', c
       requests.length = 0;
       return json(200, { ok: true });
     }
-    if (url.pathname.endsWith('/models') && listModels) {
-      return json(200, { object: 'list', data: (models ?? ['stub']).map((id) => ({ id, object: 'model' })) });
+    if (url.pathname.endsWith('/models') && listModels && models) {
+      return json(200, { object: 'list', data: models.map((id) => ({ id, object: 'model' })) });
     }
     if (!url.pathname.endsWith('/chat/completions') || req.method !== 'POST') return json(404, { error: { message: 'not found' } });
 
