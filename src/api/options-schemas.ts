@@ -42,13 +42,16 @@ const common = {
     .optional()
     .meta({ description: 'replay: serve the run\'s evidence from this uploaded archive (POST /v1/archives; docs/ARCHIVE.md) instead of the snapshot or Wikimedia' }),
   model: z.string().trim().min(1).max(200).optional().meta({ description: 'the model for this run instead of the deployment\'s LLM_MODEL (a fork\'s `model`)' }),
+  abstain: z
+    .boolean()
+    .optional()
+    .meta({ description: 'answer "I don\'t know" when no verified source backs the answer (confidence none) or the verified sources disagree (conflict); docs/CONFIDENCE.md' }),
   testEvidence: z.literal('live').optional().meta({ description: 'test builds only (TEST_MODE): live evidence for this run; ignored otherwise' }),
 };
 
 /** The answer merge of the agent family and the pipeline baselines. */
 const merge = {
   answerStyle: z.enum(['short', 'long']).optional().meta({ description: 'short (default) or a long answer' }),
-  abstain: z.boolean().optional().meta({ description: 'answer "I don\'t know" when the sources disagree' }),
 };
 
 const library = z

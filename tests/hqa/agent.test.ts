@@ -235,7 +235,7 @@ describe('HQA agent on the bundled snapshot', () => {
     expect(a.confidence).toBe('conflict');
     expect(a.answers).toMatchObject({ wikidata: 'Chicago', wikipedia: 'He studied film at the University of Southern California.', parametric: 'Los Angeles' });
     expect(a.answer).toMatch(/^Robert Zemeckis was most likely born in Chicago/);
-    expect(a.answer).toMatch(/sources disagree.*Wikipedia: He studied film.*Wikidata: Chicago.*Model knowledge: Los Angeles/s);
+    expect(a.answer).toMatch(/sources disagree.*Wikipedia: He studied film.*Wikidata: Chicago.*the model's own knowledge: Los Angeles/s);
     const merge = llm.requests.find((r) => r.purpose === 'final')!;
     expect(String(merge.messages[0].content)).toMatch(/If the sources disagree/);
   });

@@ -66,6 +66,9 @@ describe('program strategy', () => {
     const answer = ofType(events, 'answer')[0].data;
     expect(answer).toMatchObject({ answer: '21', confidence: 'none', agreementSources: [] });
     expect(answer.citations.every((c) => !c.verified && !c.quote)).toBe(true);
+    // Asked to abstain, the run says "I don't know" instead of the unverified value.
+    const again = await drive('How many winners times seven?', scriptedLLM({ code: [fence('function solve(table) { return table.rows.length * 7; }')] }), marathonContext, { simplify: false, abstain: true });
+    expect(ofType(again.events, 'answer')[0].data).toMatchObject({ answer: "I don't know", answers: { table: '21' }, confidence: 'none' });
   });
 
   it('repairs a failing program by refinement, showing the model its error', async () => {

@@ -21,7 +21,7 @@ describe('options per mode', () => {
     ['rag', { kgmode: 'calls' }, 'kgmode'],
     ['parametric', { fewshot: 'dpp' }, 'fewshot'],
     ['static-pipeline', { k: 3 }, 'k'],
-    ['late-fusion-random', { abstain: true }, 'abstain'],
+    ['late-fusion-random', { answerStyle: 'long' }, 'answerStyle'],
     ['structured-only', { dynamicPolicy: 'answer' }, 'dynamicPolicy'],
     ['test-tool-loop', { call: 2 }, 'call'],
   ];

@@ -188,6 +188,23 @@ describe('CRAG final system: KG by entity extraction and rule-based calls', () =
     expect(api.seen.map((s) => s.endpoint)).toEqual(['open/search_entity_by_name', 'open/get_entity']);
     expect(api.seen[1].body).toEqual({ query: 'Lake Baikal' });
     expect(answerOf(events).answer).toBe('1,642 m');
+    // The page says nothing of the depth; the KG response does, and its citation quotes it.
+    const found = answerOf(events);
+    expect(found).toMatchObject({ confidence: 'one_source', agreementSources: ['kg'] });
+    expect(found.citations.filter((c) => c.verified)).toEqual([expect.objectContaining({ source: 'kg', kind: 'kg', quote: expect.stringContaining('1,642 m') })]);
+
+    // An answer neither the page nor the KG response holds: nothing verified, confidence none.
+    const wrong = drive('how deep is lake baikal?', {
+      attribute: [vote('static'), vote('static'), vote('static')],
+      calculator: ['NONE', 'NONE', 'NONE'],
+      parametric: ['Answer: 1,642 m\nFalse premise: no'],
+      kg: ['```json\n{"entity": ["Baikal"]}\n```'],
+      reasoning: ['<answer>2,100 m</answer>'],
+    }, { env });
+    const unbacked = answerOf((await wrong.run).events);
+    expect(unbacked).toMatchObject({ answer: '2,100 m', confidence: 'none', agreementSources: [] });
+    expect(unbacked.citations.length).toBeGreaterThan(0);
+    expect(unbacked.citations.every((c) => !c.verified && !c.quote)).toBe(true);
   });
 
   it('keeps a plan within its request cap, refuses invalid arguments unsent, and sends nothing for a cancelled run', async () => {

@@ -15,11 +15,12 @@ export type AnswerStyle = 'short' | 'long';
 /** Characters of the trace shown to the merge call as context. */
 const EVIDENCE_BUDGET = 6_000;
 
+/** How each source is named in the merge prompt and in a long answer's notes; the model's one name is the engine's. */
 export const SOURCE_NAMES: Record<string, string> = {
   wikipedia: 'Wikipedia',
   wikidata: 'Wikidata',
   agent: 'Research assistant',
-  parametric: 'Model knowledge',
+  parametric: modelKnowledgeSource.title,
 };
 
 /**
