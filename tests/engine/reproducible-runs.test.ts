@@ -5,6 +5,7 @@ import { installScript } from '../../src/llm/scripted';
 import { tickExecutions } from '../../src/strategies/testing/tool-loop';
 import { deployedStyle, uniqueKey } from '../public/helpers';
 import { get, post } from './helpers';
+import { chicagoAgentScript } from '../hqa/fixtures';
 
 const waitUntilEnded = async (runId: string) => {
   for (let i = 0; i < 400; i++) {
@@ -47,16 +48,7 @@ const startFakeWikimedia = () => {
   return { served, stop: () => (up = false) };
 };
 
-const agentScript = () => ({
-  agent: [
-    ' I need the director of Forrest Gump.\nAction: wikisearch\nAction Input: Forrest Gump',
-    ' The snippet names Robert Zemeckis. I need his id.\nAction: getWikidataID\nAction Input: Robert Zemeckis',
-    ' Now his place of birth.\nAction: runQuery\nAction Input: SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }',
-    ' Wikidata says Chicago.\nFinal Answer: Chicago',
-  ],
-  parametric: ['Chicago'],
-  final: ['Chicago'],
-});
+const agentScript = chicagoAgentScript;
 
 /** The trace without what measures time (event times, tool durations): those differ between any two runs. */
 const trace = (run: any) => run.steps.map(({ at: _at, ms: _ms, id: _id, ...rest }: any) => rest);

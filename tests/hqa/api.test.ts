@@ -1,22 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
 import { get, post, readSse } from '../engine/helpers';
+import { CHICAGO_QUESTION, chicagoAgentScript } from './fixtures';
 
 describe('POST /v1/answer in agent mode', () => {
   it('streams thought, action, observation and answer events from the Durable Object run', async () => {
-    const llm = installScript({
-      agent: [
-        ' I need the director of Forrest Gump.\nAction: wikisearch\nAction Input: Forrest Gump',
-        ' The snippet names Robert Zemeckis. I need his id.\nAction: getWikidataID\nAction Input: Robert Zemeckis',
-        ' Now his place of birth.\nAction: runQuery\nAction Input: SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }',
-        ' Wikidata says Chicago.\nFinal Answer: Chicago',
-      ],
-      parametric: ['Chicago'],
-      final: ['Chicago'],
-    });
+    const llm = installScript(chicagoAgentScript());
     const res = await post(
       '/v1/answer',
-      { question: 'In which city was the director of Forrest Gump born?', mode: 'agent', options: { fewshot: 'zero-shot' } },
+      { question: CHICAGO_QUESTION, mode: 'agent', options: { fewshot: 'zero-shot' } },
       { accept: 'text/event-stream' },
     );
     expect(res.status).toBe(200);

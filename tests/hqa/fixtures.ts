@@ -72,3 +72,19 @@ type DataOf = { [K in EventInput['type']]: Extract<EventInput, { type: K }>['dat
 /** The data of every event of one type, typed by that type. */
 export const ofType = <K extends EventInput['type']>(events: EventInput[], type: K): DataOf[K][] =>
   events.filter((e) => e.type === type).map((e) => e.data as DataOf[K]);
+
+/**
+ * A three-call agent run on the snapshot: search, Wikidata id, place-of-birth query, then "Chicago", which the query
+ * row `place: Q1297 (Chicago)` verifies. For tests of what surfaces show about one well-evidenced answer.
+ */
+export const CHICAGO_QUESTION = 'In which city was the director of Forrest Gump born?';
+export const chicagoAgentScript = () => ({
+  agent: [
+    ' I need the director of Forrest Gump.\nAction: wikisearch\nAction Input: Forrest Gump',
+    ' The snippet names Robert Zemeckis. I need his id.\nAction: getWikidataID\nAction Input: Robert Zemeckis',
+    ' Now his place of birth.\nAction: runQuery\nAction Input: SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }',
+    ' Wikidata says Chicago.\nFinal Answer: Chicago',
+  ],
+  parametric: ['Chicago'],
+  final: ['Chicago'],
+});

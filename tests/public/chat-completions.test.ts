@@ -2,6 +2,7 @@ import { exports } from 'cloudflare:workers';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
+import { CHICAGO_QUESTION, chicagoAgentScript } from '../hqa/fixtures';
 
 const client = () =>
   new OpenAI({
@@ -78,18 +79,8 @@ describe('POST /v1/chat/completions with the official openai client', () => {
   });
 
   /** The agent finds the director's birthplace in Wikidata's snapshot: a verified citation quoting the query row. */
-  const chicagoScript = () =>
-    installScript({
-      agent: [
-        ' I need the director of Forrest Gump.\nAction: wikisearch\nAction Input: Forrest Gump',
-        ' The snippet names Robert Zemeckis. I need his id.\nAction: getWikidataID\nAction Input: Robert Zemeckis',
-        ' Now his place of birth.\nAction: runQuery\nAction Input: SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }',
-        ' Wikidata says Chicago.\nFinal Answer: Chicago',
-      ],
-      parametric: ['Chicago'],
-      final: ['Chicago'],
-    });
-  const CHICAGO = 'In which city was the director of Forrest Gump born?';
+  const chicagoScript = () => installScript(chicagoAgentScript());
+  const CHICAGO = CHICAGO_QUESTION;
 
   it('carries the citations as the run extension field, and with cite_sources writes them into the message', async () => {
     chicagoScript();
