@@ -66,18 +66,22 @@ export class AgentRun extends DurableObject<Env> {
   /**
    * Stores the request and schedules the first step. Idempotent: a second start of the same run is a no-op.
    * `owner` is the caller's key hash (`key:…`), or absent on an open server; it scopes listing, reading and cancelling.
+   * With `follow`, the answer carries the run's event stream from its first event, subscribed before the first step
+   * can run (so its first model call already streams) and without a second round trip.
    */
-  async start(runId: string, request: RunRequest, owner?: string): Promise<{ created: boolean }> {
-    if (this.store.meta()) return { created: false };
+  async start(runId: string, request: RunRequest, owner?: string, follow = false): Promise<{ created: boolean; events?: Response }> {
+    if (this.store.meta()) return { created: false, ...(follow ? { events: this.stream(0) } : {}) };
     const config = this.config();
     const now = Date.now();
     const meta = this.store.create(runId, request, now, owner ?? OPEN_OWNER);
     const archiveId = replayArchiveOf(request, config);
     if (archiveId) meta.replay = { archiveId };
     this.ledger.append(meta, [{ type: 'run', data: { runId, variant: request.variant, mode: request.mode, question: request.question } }], config, true);
-    await this.ledger.index(() => indexRunCreated(this.env.DB, { runId, owner: owner ?? OPEN_OWNER, question: request.question, variant: request.variant, mode: request.mode, createdAt: now }));
+    const events = follow ? this.stream(0) : undefined;
+    // The run index is for listing: written after the first event is on its way (writes keep their order).
+    this.ctx.waitUntil(this.ledger.index(() => indexRunCreated(this.env.DB, { runId, owner: owner ?? OPEN_OWNER, question: request.question, variant: request.variant, mode: request.mode, createdAt: now })));
     await this.ctx.storage.setAlarm(now);
-    return { created: true };
+    return { created: true, ...(events ? { events } : {}) };
   }
 
   /** A fork's first half, asked of the parent (see forkSourceOf). Nothing of the parent changes. */
@@ -167,12 +171,17 @@ export class AgentRun extends DurableObject<Env> {
     const meta = this.store.meta();
     const caller = url.searchParams.get('caller') ?? undefined;
     if (!meta || !visibleTo(meta, caller)) return Response.json({ error: { code: 'not_found', message: 'no such run' } }, { status: 404 });
-    const after = Math.max(0, Number(url.searchParams.get('after') ?? '0') || 0);
+    return this.stream(Math.max(0, Number(url.searchParams.get('after') ?? '0') || 0));
+  }
+
+  /** The stored events after `after`, then the live ones until the run ends. */
+  private stream(after: number): Response {
+    const meta = this.store.meta();
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const writer = writable.getWriter();
     // Replay and subscribe without an await in between, so no event falls into a gap.
     this.fanout.replay(writer, this.store.eventsAfter(after));
-    if (isTerminal(meta.status)) writer.close().catch(() => {});
+    if (!meta || isTerminal(meta.status)) writer.close().catch(() => {});
     else this.fanout.follow(writer, this.config().SSE_HEARTBEAT_MS);
     return new Response(readable, { headers: SSE_HEADERS });
   }

@@ -34,6 +34,7 @@ export class RunLedger {
   ) {}
 
   private calls = 0;
+  private indexing: Promise<void> = Promise.resolve();
   /** Where a step's model calls send their text while someone follows the run; never stored. */
   readonly live: LiveDeltas = {
     listening: () => this.fanout.listening(),
@@ -93,13 +94,15 @@ export class RunLedger {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  /** The run index is a convenience for listing: a failed write is logged, never a reason to fail the run. */
-  async index(write: () => Promise<void>): Promise<void> {
-    try {
-      await write();
-    } catch (err) {
+  /**
+   * The run index is a convenience for listing: a failed write is logged, never a reason to fail the run. Writes go
+   * one after another, so one that was not awaited (the run's creation) still lands before the later updates.
+   */
+  index(write: () => Promise<void>): Promise<void> {
+    this.indexing = this.indexing.then(write).catch((err: unknown) => {
       console.error('run index write failed', err instanceof Error ? err.message : String(err));
-    }
+    });
+    return this.indexing;
   }
 
   render(meta: RunMeta): RunView {

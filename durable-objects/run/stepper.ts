@@ -167,7 +167,8 @@ export class Stepper {
       if (meta.status === 'queued') {
         state = await untilAborted(Promise.resolve(strategy.start(ctx)), controller.signal);
         meta.status = 'running';
-        await ledger.index(() => indexRunStatus(env.DB, meta.runId, { status: 'running' }));
+        // Not awaited: the index keeps its writes in order, and the first model call need not wait for D1.
+        this.parts.waitUntil(ledger.index(() => indexRunStatus(env.DB, meta.runId, { status: 'running' })));
       }
       const stepped = await untilAborted(strategy.step(state, ctx), controller.signal);
       // A cancel or the watchdog may have ended the run while this step ran; its result is not wanted then.

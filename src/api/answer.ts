@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { loadConfig, type Config } from '../config';
 import type { RunRequest } from '../engine/types';
-import { SSE_HEADERS, sseFrame } from '../engine/sse';
+import { SSE_HEADERS } from '../engine/sse';
 import { createLLM } from '../llm';
 import { availableModes, defaultMode, strategyFor } from '../strategies';
 import { assertReplayable } from './archives';
@@ -17,30 +17,6 @@ import { runSchema } from './response-schemas';
 import { named, withModeOptions } from './openapi';
 import { apiRoutes, errors, jsonBody } from './route-kit';
 import { answerRequestSchema, LIMITS_TEXT } from './schemas';
-
-/** A stream that starts with `head` and continues with the body of a response fetched meanwhile. */
-const prepend = (head: Uint8Array, rest: () => Promise<Response>) => {
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-  const writer = writable.getWriter();
-  void (async () => {
-    try {
-      writer.write(head).catch(() => {});
-      const res = await rest();
-      if (!res.body) return void writer.close().catch(() => {});
-      const reader = res.body.getReader();
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        await writer.write(value);
-      }
-      await writer.close();
-    } catch {
-      // The client went away or the object restarted: the client reconnects with Last-Event-ID.
-      writer.abort().catch(() => {});
-    }
-  })();
-  return readable;
-};
 
 /** Response headers of a route that starts a run: its id, and whether an Idempotency-Key replayed an earlier one. */
 export const replayHeaders = z.object({
@@ -63,6 +39,7 @@ export const createRun = async (
   body: { question: string; variant?: RunRequest['variant']; mode?: string; context?: object; options?: Record<string, unknown> },
   owner?: string,
   claim: RunIdClaim = freshRunId,
+  how: { follow?: boolean } = {},
 ) => {
   const config = loadConfig(env as unknown as Record<string, unknown>);
   const variant = body.variant ?? config.DEFAULT_VARIANT;
@@ -87,8 +64,9 @@ export const createRun = async (
   };
   const stub = runStub(env, runId);
   // On a replay the run exists and this is a no-op; it creates the run if the claiming request died before it could.
-  await stub.start(runId, request, owner);
-  return { runId, stub, request, replayed, headers: runHeaders(config, runId, replayed) };
+  // `follow`: the run's event stream from its first event comes back with the same call.
+  const { events } = await stub.start(runId, request, owner, how.follow ?? false);
+  return { runId, stub, request, replayed, headers: runHeaders(config, runId, replayed), events };
 };
 
 const answerRoute = createRoute({
@@ -115,14 +93,10 @@ const answerRoute = createRoute({
 export const answerRoutes = apiRoutes().openapi(answerRoute, async (c) => {
   const body = c.req.valid('json');
   const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], 'POST /v1/answer', body);
-  const { runId, stub, request, replayed, headers } = await createRun(c.env, body, runScope(c), claim);
-  if (wantsEventStream(c.req.header('accept'))) {
-    // A replay streams the run from its start. A new run's `run` event is stored by now; send it at once and follow
-    // with the object's stream from after it, so the first byte does not wait for a second round trip to the object.
-    if (replayed) return new Response((await runEvents(stub, 0)).body, { headers: { ...SSE_HEADERS, ...headers } });
-    const first = sseFrame({ id: 1, type: 'run', at: Date.now(), data: { runId, variant: request.variant, mode: request.mode, question: request.question } });
-    return new Response(prepend(first, () => runEvents(stub, 1)), { headers: { ...SSE_HEADERS, ...headers } });
-  }
+  const follow = wantsEventStream(c.req.header('accept'));
+  const { stub, headers, events } = await createRun(c.env, body, runScope(c), claim, { follow });
+  // The stream comes back with the start itself, from the `run` event on (a replay: the whole run so far).
+  if (follow) return new Response((events ?? (await runEvents(stub, 0))).body, { headers: { ...SSE_HEADERS, ...headers } });
   const view = await waitForRun(stub);
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
   return c.json(view, 200);

@@ -263,13 +263,13 @@ export const chatCompletionRoutes = apiRoutes().openapi(chatRoute, async (c) => 
   const question = questionFrom(body.messages);
   const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], 'POST /v1/chat/completions', body);
   const runBody = { question, variant: choice.variant, ...(choice.mode ? { mode: choice.mode } : {}), ...(body.options ? { options: body.options } : {}) };
-  const { runId, stub, headers } = await createRun(c.env, runBody, runScope(c), claim).catch((err: unknown) => {
+  const { runId, stub, headers, events } = await createRun(c.env, runBody, runScope(c), claim, { follow: body.stream === true }).catch((err: unknown) => {
     // The facade has nowhere to put a table or pages: say where they go instead.
     if (!(err instanceof HttpError) || err.code !== 'invalid_context') throw err;
     throw new HttpError(400, 'invalid_context', `${err.message}. Chat messages carry no context: send it with POST /v1/answer, or choose a mode that needs none, e.g. model "${choice.variant}:agent"`);
   });
   if (body.stream) {
-    const first = await runEvents(stub, 0);
+    const first = events ?? (await runEvents(stub, 0));
     return new Response(chunkStream(() => runStub(c.env, runId), first, runId, body.model, body.cite_sources === true), { headers: { ...SSE_HEADERS, ...headers } });
   }
   const view = await waitForRun(stub);

@@ -83,18 +83,18 @@ export const callAnswerTool = async (call: AnswerCall): Promise<CallToolResult> 
   if (!parsed.success) return textResult(`invalid arguments for answer: ${describeIssues(parsed.error.issues)}`, true);
   let started: Awaited<ReturnType<typeof createRun>>;
   try {
-    started = await createRun(call.env, parsed.data, call.owner);
+    started = await createRun(call.env, parsed.data, call.owner, undefined, { follow: true });
   } catch (err) {
     if (err instanceof HttpError) return textResult(err.message, true);
     throw err;
   }
-  const { runId, stub } = started;
+  const { runId, stub, events } = started;
   // The client cancelled the request: the run ends too, as DELETE /v1/runs/{id} would end it.
   const onAbort = () => void stub.cancel(call.owner).catch(() => {});
   call.signal.addEventListener('abort', onAbort, { once: true });
   try {
     // A broken stream (the object restarted) only stops the progress; the result still comes from the run itself.
-    await follow(call, (await runEvents(stub, 0).catch(() => null))?.body ?? null).catch(() => {});
+    await follow(call, (events ?? (await runEvents(stub, 0).catch(() => null)))?.body ?? null).catch(() => {});
     const view = await waitForRun(stub);
     if (!view) return textResult(`run ${runId} was lost`, true);
     const structured = {

@@ -11,7 +11,8 @@ const streamedRun = (question: string) =>
 const deltasOf = (events: SseEvent[]) => events.filter((e) => e.event === 'delta');
 
 describe('streamed answers', () => {
-  it('reach the stream as delta events before the answer and done, and a replay has none', async () => {
+  // The first test of a file pays for loading the Worker (20 s and more on a busy machine).
+  it('reach the stream as delta events before the answer and done, and a replay has none', { timeout: 120_000 }, async () => {
     installScript({ final: [{ pieces: ['The answer ', 'is ', '42.'], gapMs: 60 }] });
     const res = await streamedRun('what is six times seven?');
     const runId = res.headers.get('x-run-id')!;
@@ -71,7 +72,9 @@ describe('streamed answers', () => {
       },
     } as unknown as Ai;
     installModel(workersAIProvider(ai, { budget: { maxBytes: 64 * 1024, timeoutMs: 5_000 }, maxRetries: 0 }));
-    const events = await readSse(await streamedRun('capital of France?'), { deltas: true });
+    // The answer's call is the run's first: the stream is followed from the start, before any step runs.
+    const res = await post('/v1/answer', { question: 'capital of France?', mode: 'parametric' }, { accept: 'text/event-stream' });
+    const events = await readSse(res, { deltas: true });
     expect(seen[0].stream).toBe(true);
     const deltas = deltasOf(events);
     expect(deltas.map((d) => d.data.text).join('')).toBe('Paris is the capital.');

@@ -24,6 +24,8 @@ export interface Stub {
 export declare const startStub: (options?: {
   port?: number;
   latencyMs?: number;
+  /** A streamed reply comes in 16-character chunks this far apart (0: all at once). */
+  chunkMs?: number;
   host?: string;
   contextTokens?: number;
   models?: string[];

@@ -20,6 +20,8 @@
 //                    answered 404 "model 'x' not found" (Ollama's words). Without it every name is answered and,
 //                    since no list could name them all, GET /v1/models answers 404 as such servers do (so /healthz
 //                    has nothing to check). --no-model-list: 404 even with --models.
+//   POST /__latency  {"ms": 200, "chunkMs": 30}   time before the reply starts; a streamed reply (`stream: true`) then
+//                    comes in 16-character chunks `chunkMs` apart (also --latency N --chunk-ms N; default 0: all at once)
 //   GET  /__requests                                                the requests received (method, headers, body)
 //   POST /__reset
 import { createServer } from 'node:http';
@@ -31,11 +33,11 @@ const DEFAULT_REPLIES = {
   default: 'Thought: I know this.\nFinal Answer: 42',
 };
 
-export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', contextTokens = 0, models, listModels = true, maxConcurrent = 0, retryAfter = 1, keepRequests = true } = {}) => {
+export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '127.0.0.1', contextTokens = 0, models, listModels = true, maxConcurrent = 0, retryAfter = 1, keepRequests = true } = {}) => {
   let queues = {};
   let faults = { status: 0, count: 0, retryAfter: undefined };
   const requests = [];
-  const state = { latencyMs, contextTokens, refused: 0 };
+  const state = { latencyMs, chunkMs, contextTokens, refused: 0 };
   // The server's own concurrency limit and what it saw of clients that ignore its Retry-After.
   const load = { max: maxConcurrent, retryAfter, inflight: 0, peak: 0, tooMany: 0, insideRetryAfter: 0, answered: 0, retryUntil: 0, largestPrompt: 0 };
   const loadStats = () => ({ max: load.max, retryAfter: load.retryAfter, peak: load.peak, tooMany: load.tooMany, insideRetryAfter: load.insideRetryAfter, answered: load.answered, refusedOverWindow: state.refused, largestPrompt: load.largestPrompt });
@@ -88,7 +90,9 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', c
     }
     if (url.pathname === '/__requests') return json(200, requests);
     if (url.pathname === '/__latency') {
-      state.latencyMs = Number(JSON.parse(raw || '{}').ms ?? 0);
+      const asked = JSON.parse(raw || '{}');
+      state.latencyMs = Number(asked.ms ?? 0);
+      state.chunkMs = Number(asked.chunkMs ?? 0);
       return json(200, { ok: true });
     }
     if (url.pathname === '/__window') {
@@ -157,7 +161,9 @@ export const startStub = async ({ port = 0, latencyMs = 0, host = '127.0.0.1', c
     if (body.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const pieces = text.match(/.{1,16}/gs) ?? [''];
-      for (const piece of pieces) {
+      for (const [i, piece] of pieces.entries()) {
+        if (i > 0 && state.chunkMs) await new Promise((r) => setTimeout(r, state.chunkMs));
+        if (res.destroyed) return;
         res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`);
       }
       res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage })}\n\n`);
@@ -195,6 +201,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const stub = await startStub({
     port: Number(arg('port', 8900)),
     latencyMs: Number(arg('latency', 0)),
+    chunkMs: Number(arg('chunk-ms', 0)),
     contextTokens: Number(arg('context-tokens', 0)),
     models: arg('models', undefined)?.split(','),
     listModels: !process.argv.includes('--no-model-list'),

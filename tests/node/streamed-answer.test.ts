@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createParser } from 'eventsource-parser';
+import { startDev, type DevServer } from '../support/dev-server.mjs';
+import { startStub, type Stub } from '../support/openai-stub.mjs';
+
+/**
+ * A model server that streams its reply in chunks, through the real `openai` SDK in `npm run dev`: a client that
+ * follows the run sees the answer as it is written (delta events), before the run's `done`.
+ */
+let stub: Stub;
+let dev: DevServer;
+beforeAll(async () => {
+  stub = await startStub({ chunkMs: 40 });
+  dev = await startDev({ vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', LLM_MAX_RETRIES: '0' } });
+}, 180_000);
+afterAll(async () => {
+  await dev?.stop();
+  await stub?.close();
+});
+
+/** The stream's events in arrival order, deltas included. */
+const events = async (res: Response) => {
+  const seen: Array<{ event: string; id?: string; data: any }> = [];
+  const parser = createParser({ onEvent: ({ event, id, data }) => event && seen.push({ event, id, data: JSON.parse(data) }) });
+  parser.feed(await res.text());
+  return seen;
+};
+
+describe('a streaming model server', () => {
+  it('sends the answer as delta events before done, and the run JSON keeps the whole answer', async () => {
+    const reply = 'The Nile is the longest river in Africa, at about 6,650 km.';
+    stub.setScript({ parametric: [reply] });
+    const res = await fetch(`${dev.url}/v1/answer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ question: 'What is the longest river in Africa?', mode: 'parametric' }),
+    });
+    const seen = await events(res);
+    const names = seen.map((e) => e.event);
+    const deltas = seen.filter((e) => e.event === 'delta');
+    // 60 characters in 16-character chunks 40 ms apart: more than one frame even after coalescing.
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.every((d) => d.id === undefined && d.data.answer === true && d.data.purpose === 'parametric')).toBe(true);
+    expect(deltas.map((d) => d.data.text).join('')).toBe(reply);
+    expect(names.lastIndexOf('delta')).toBeLessThan(names.indexOf('answer'));
+    expect(names.at(-1)).toBe('done');
+    expect(stub.requests.at(-1)!.body.stream).toBe(true);
+
+    const run = (await (await fetch(`${dev.url}/v1/runs/${res.headers.get('x-run-id')}`)).json()) as any;
+    expect(run.answer).toBe(reply);
+    expect(run.timings.firstAnswerTokenMs).toEqual(expect.any(Number));
+  });
+
+  it('is not asked to stream when nobody follows the run', async () => {
+    stub.setScript({ parametric: ['Paris'] });
+    const res = await fetch(`${dev.url}/v1/answer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'Capital of France?', mode: 'parametric' }),
+    });
+    expect(((await res.json()) as any).answer).toBe('Paris');
+    expect(stub.requests.at(-1)!.body.stream).toBeFalsy();
+  });
+});
