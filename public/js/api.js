@@ -45,4 +45,5 @@ export const ERROR_HINTS = {
   payload_too_large: 'Shorten the question or the supplied context.',
   limit: 'The run hit a per-run limit; the answer shown (if any) is partial. Ask a narrower question or raise MAX_STEPS / MAX_LLM_CALLS.',
   network: 'The connection to the server failed. Check that the server is running, then try again.',
+  cancelled: 'Nothing failed: the run was stopped with "Cancel run" (or DELETE /v1/runs/{id}). Ask again to start a new run.',
 };

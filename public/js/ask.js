@@ -4,6 +4,7 @@ import { clear, h, plural } from './dom.js';
 import { announce } from './announce.js';
 import { createProgress } from './progress.js';
 import { followRun } from './run-stream.js';
+import { describeTable, MAX_CONTEXT_BYTES, pagesFromFiles, parsePassagesText, parseTableText, withPassages } from './context-input.js';
 
 const $ = (id) => document.getElementById(id);
 let current = null;
@@ -28,6 +29,12 @@ export const fillSelect = (select, values, preferred) => {
 
 /** The mode a person most likely wants: the HQA agent when the server has it. */
 export const preferredMode = (modes) => (modes.includes('agent') ? 'agent' : modes.includes('parametric') ? 'parametric' : modes[0]);
+
+/** The mode the server runs for a variant when a request names none (GET /healthz defaultModes). */
+const variantMode = (variant) => {
+  const mode = health.defaultModes?.[variant];
+  return (health.modes ?? []).includes(mode) ? mode : preferredMode(health.modes ?? []);
+};
 
 const STATUS_TEXT = {
   succeeded: 'Finished.',
@@ -64,6 +71,8 @@ const resetView = (question) => {
   $('run-meter').textContent = '';
   clear($('answer-body'));
   $('answer-body').append(pendingAnswer());
+  $('answer-panel').hidden = false;
+  $('trace').hidden = false;
   clear($('run-error'));
   clear($('cards'));
   $('trace-count').textContent = '';
@@ -90,6 +99,7 @@ const follow = (options) => {
   const cards = $('cards');
   let runId = options.runId ?? null;
   let ended = false;
+  let runMode = options.start?.mode;
   const run = followRun({
     ...options,
     onRunId: (id) => {
@@ -107,6 +117,7 @@ const follow = (options) => {
         $('run-question').textContent = data.question;
         document.title = `Run: ${data.question.slice(0, 60)} · HumanIQ answers`;
         $('run-status').textContent = `Running (${data.variant}, ${data.mode})…`;
+        runMode = data.mode;
         $('question').value ||= data.question;
         progress = createProgress({ runId: data.runId ?? runId, limits: health.limits, meter: $('run-meter') });
         $('cards').classList.add('running');
@@ -120,7 +131,7 @@ const follow = (options) => {
         $('cards').classList.remove('running');
         $('cancel-button').hidden = true;
         $('run-status').textContent = STATUS_TEXT[data.status] ?? `Ended: ${data.status}.`;
-        $('run-usage').textContent = usageLine(data);
+        $('run-usage').textContent = usageLine(data, { mode: runMode, actions: cards.querySelectorAll('li[data-kind="action"]').length });
         if (!$('answer-body').querySelector('.answer')) {
           clear($('answer-body'));
           $('answer-body').append(h('p', { class: 'answer-none' }, data.status === 'cancelled' ? 'The run was cancelled before it found an answer.' : 'No answer was found. The steps below show what was tried.'));
@@ -155,6 +166,11 @@ const follow = (options) => {
       $('run-status').textContent = err.status === 404 ? 'Run not found.' : 'The request failed.';
       clear($('answer-body'));
       $('answer-body').append(h('p', { class: 'answer-none' }, 'No answer.'));
+      // Nothing of a run arrived (an unknown id, a refused request): the error alone, no empty answer and trace.
+      if (!cards.children.length) {
+        $('answer-panel').hidden = true;
+        $('trace').hidden = true;
+      }
       $('run-error').append(explainFailure(err, options.runId));
     })
     .finally(() => {
@@ -195,6 +211,8 @@ let active = null;
 export const showRun = (runId) => {
   if (active?.runId() === runId && !$('run-view').hidden) return;
   resetView('');
+  // A shared link is opened to read its answer: on a phone the form would fill the screen above it.
+  $('ask-form').before($('run-view'));
   active = follow({ runId });
 };
 
@@ -227,10 +245,121 @@ const cancel = async () => {
   }
 };
 
+/** Evidence given in the form: program mode's table (and passages), rag mode's pages. */
+const given = { table: null, tableError: '', passages: {}, passagesNote: '', pages: [] };
+
+const setVariant = (variant) => {
+  $('variant').value = variant;
+  $('mode').value = variantMode(variant);
+  showContextFields();
+};
+
+const showContextFields = () => {
+  const mode = $('mode').value;
+  $('context-program').hidden = mode !== 'program';
+  $('context-rag').hidden = mode !== 'rag';
+  $('mmqa-note').hidden = $('variant').value !== 'mmqa';
+};
+
+const showTableStatus = () => {
+  const status = $('table-status');
+  status.classList.toggle('field-error', !!given.tableError);
+  if (given.tableError) $('table-text').setAttribute('aria-invalid', 'true');
+  else $('table-text').removeAttribute('aria-invalid');
+  if (given.tableError) status.textContent = given.tableError;
+  else if (given.table) status.textContent = `Table: ${describeTable(withPassages(given.table, given.passages))}${given.passagesNote}`;
+  else status.textContent = 'No table yet.';
+};
+
+const readTable = () => {
+  const raw = $('table-text').value;
+  given.table = null;
+  given.tableError = '';
+  if (raw.trim()) {
+    try {
+      given.table = parseTableText(raw);
+    } catch (err) {
+      given.tableError = err.message;
+    }
+  }
+  showTableStatus();
+};
+
+/**
+ * The request's `context` for a mode: undefined when it takes none, null (and the reason shown, focus moved) when
+ * program mode has no usable table yet.
+ */
+const contextFor = (mode) => {
+  if (mode === 'rag') return given.pages.length ? { pages: given.pages } : undefined;
+  if (mode !== 'program') return undefined;
+  if (!given.table) {
+    if (!given.tableError) given.tableError = 'Program mode answers from a table: choose a table file or paste one.';
+    showTableStatus();
+    $('table-text').focus();
+    return null;
+  }
+  const context = withPassages(given.table, given.passages);
+  if (JSON.stringify(context).length > MAX_CONTEXT_BYTES) {
+    given.tableError = 'The table and its passages add up to more than 16 MB, the most one request may carry.';
+    showTableStatus();
+    return null;
+  }
+  return context;
+};
+
+const initContext = () => {
+  $('variant').addEventListener('change', () => setVariant($('variant').value));
+  $('mode').addEventListener('change', showContextFields);
+  $('table-text').addEventListener('input', readTable);
+  $('table-file').addEventListener('change', async () => {
+    const file = $('table-file').files[0];
+    if (!file) return;
+    if (file.size > MAX_CONTEXT_BYTES) {
+      given.table = null;
+      given.tableError = `${file.name} is larger than 16 MB, the most one request may carry.`;
+      return showTableStatus();
+    }
+    $('table-text').value = await file.text();
+    readTable();
+  });
+  $('passages-file').addEventListener('change', async () => {
+    const file = $('passages-file').files[0];
+    given.passages = {};
+    given.passagesNote = '';
+    if (file) {
+      try {
+        given.passages = parsePassagesText(await file.text());
+        const n = Object.keys(given.passages).length;
+        given.passagesNote = ` (${file.name}: ${n} passage${n === 1 ? '' : 's'}; only those a cell links to are sent)`;
+      } catch (err) {
+        given.passagesNote = ` ${err.message}`;
+      }
+    }
+    showTableStatus();
+  });
+  $('pages-file').addEventListener('change', async () => {
+    const status = $('pages-status');
+    given.pages = [];
+    status.classList.remove('field-error');
+    try {
+      given.pages = await pagesFromFiles($('pages-file').files);
+    } catch (err) {
+      status.classList.add('field-error');
+      status.textContent = err.message;
+      return;
+    }
+    status.textContent = given.pages.length
+      ? `${given.pages.length} page${given.pages.length === 1 ? '' : 's'}: ${given.pages.map((p) => p.url).join(', ')}.`
+      : 'No pages chosen: rag mode reads the top Wikipedia pages for the question instead.';
+  });
+  showContextFields();
+};
+
 export const initAsk = (h0) => {
   health = h0;
   fillSelect($('variant'), health.variants ?? [], 'mintaka');
-  fillSelect($('mode'), health.modes ?? [], preferredMode(health.modes ?? []));
+  fillSelect($('mode'), health.modes ?? [], variantMode($('variant').value));
+  initContext();
   for (const [q, variant] of EXAMPLES) {
     $('example-list').append(
       h('li', {}, h('button', {
@@ -238,7 +367,7 @@ export const initAsk = (h0) => {
         class: 'example',
         onclick: () => {
           $('question').value = q;
-          if ((health.variants ?? []).includes(variant)) $('variant').value = variant;
+          if ((health.variants ?? []).includes(variant)) setVariant(variant);
           showQuestionError('');
           $('question').focus();
         },
@@ -259,9 +388,13 @@ export const initAsk = (h0) => {
       showQuestionError('Type a question first, or pick one of the examples below.');
       return $('question').focus();
     }
+    const mode = $('mode').value;
+    const context = contextFor(mode);
+    if (context === null) return;
     showQuestionError('');
     resetView(question);
-    active = follow({ start: { question, variant: $('variant').value, mode: $('mode').value } });
+    $('examples').after($('run-view'));
+    active = follow({ start: { question, variant: $('variant').value, mode, ...(context ? { context } : {}) } });
   });
   // Ctrl/Cmd+Enter asks from the question box; plain Enter keeps adding lines.
   $('question').addEventListener('keydown', (e) => {

@@ -114,7 +114,7 @@ export const renderCard = (type, data, id) => {
         h(
           'details',
           { open: output.length <= 400 },
-          h('summary', {}, `${data.error ? 'Tool error · ' : ''}${output.length} characters · ${data.ms} ms`),
+          h('summary', {}, [data.error ? 'Tool error' : '', `${output.length} characters`, duration(data.ms)].filter(Boolean).join(' · ')),
           h('pre', { class: 'output' }, output),
         ),
       );
@@ -123,15 +123,29 @@ export const renderCard = (type, data, id) => {
       // The full answer leads the page; the trace ends with a short line so it reads to its conclusion.
       return card('answer', id, 'Final answer', h('p', { class: 'pre' }, data.answer || 'No answer'));
     case 'error':
-      return card('error', id, 'The run stopped', errorBox(data.code, data.message));
+      return card('error', id, data.code === 'cancelled' ? 'The run was cancelled' : 'The run stopped', errorBox(data.code, data.message));
     default:
       return null;
   }
 };
 
-export const usageLine = (data) => {
+/** How long a step took; nothing when the step does not say (a stored step from before steps were timed). */
+const duration = (ms) => (typeof ms !== 'number' || !Number.isFinite(ms) ? '' : ms < 1 ? 'under 1 ms' : `${Math.round(ms)} ms`);
+
+/**
+ * What a run did, in the words of its mode: the agent calls tools; program mode runs programs in its sandbox and
+ * rag mode walks its pipeline, neither through the agent's tools, so "0 tool calls" would say nothing true.
+ */
+const workDone = (u, mode, actions) => {
+  if ((u.toolCalls ?? 0) > 0 || !actions) return plural(u.toolCalls ?? 0, 'tool call');
+  if (mode === 'program') return plural(actions, 'program run');
+  if (mode === 'rag') return plural(actions, 'pipeline step');
+  return plural(actions, 'step');
+};
+
+export const usageLine = (data, { mode, actions = 0 } = {}) => {
   const u = data.usage ?? {};
-  return `Run ${data.status}: ${plural(u.llmCalls ?? 0, 'model call')}, ${plural(u.toolCalls ?? 0, 'tool call')}, ${plural((u.promptTokens ?? 0) + (u.completionTokens ?? 0), 'token')}, ${data.timings?.totalMs ?? '?'} ms.`;
+  return `Run ${data.status}: ${plural(u.llmCalls ?? 0, 'model call')}, ${workDone(u, mode, actions)}, ${plural((u.promptTokens ?? 0) + (u.completionTokens ?? 0), 'token')}, ${data.timings?.totalMs ?? '?'} ms.`;
 };
 
 /**

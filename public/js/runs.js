@@ -17,6 +17,7 @@ const row = (r) =>
     'tr',
     { 'data-run-id': r.runId },
     h('td', {}, h('a', { href: `/runs/${encodeURIComponent(r.runId)}`, 'data-internal': '' }, r.question || '(no question)')),
+    h('td', {}, r.variant ?? ''),
     h('td', {}, r.mode ?? ''),
     h('td', {}, h('span', { class: `run-status status-${r.status}` }, r.status ?? '')),
     h('td', { class: 'run-answer' }, r.answer ?? '—'),
@@ -28,7 +29,7 @@ const table = () =>
     'table',
     { class: 'runs' },
     h('caption', { class: 'visually-hidden' }, 'Recent runs, newest first'),
-    h('thead', {}, h('tr', {}, ['Question', 'Mode', 'Status', 'Answer', 'Started'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('thead', {}, h('tr', {}, ['Question', 'Variant', 'Mode', 'Status', 'Answer', 'Started'].map((c) => h('th', { scope: 'col' }, c)))),
     h('tbody', { id: 'runs-rows' }),
   );
 

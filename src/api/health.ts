@@ -7,7 +7,7 @@ import type { EvidenceHealth } from '../evidence/types';
 import { createLLM } from '../llm';
 import { modelProblem } from '../llm/served-models';
 import type { Purpose } from '../llm/types';
-import { availableModes } from '../strategies';
+import { availableModes, defaultMode } from '../strategies';
 import { healthSchema } from './response-schemas';
 import { json } from './route-kit';
 
@@ -58,6 +58,8 @@ export const healthRoutes = new OpenAPIHono<{ Bindings: Env }>().openapi(healthR
     embeddings: { provider: config.EMBEDDING_PROVIDER },
     variants: [...VARIANTS],
     modes: availableModes(config),
+    // The mode a request of each variant runs when it names none (the UI switches to it when the variant changes).
+    defaultModes: Object.fromEntries(VARIANTS.map((v) => [v, defaultMode(v, config)])) as Record<(typeof VARIANTS)[number], string>,
     // The per-run limits a request gets unless it lowers them (the UI shows progress against them).
     limits: { maxSteps: config.MAX_STEPS, maxLLMCalls: config.MAX_LLM_CALLS, maxWallMs: config.MAX_WALL_MS, maxTokens: config.MAX_TOKENS },
     auth: config.API_KEYS.length ? 'bearer' : 'open (API_KEYS is empty: local development only)',

@@ -168,6 +168,7 @@ export const healthSchema = z
     embeddings: z.object({ provider: z.string() }),
     variants: z.array(z.enum(VARIANTS)),
     modes: z.array(z.string()),
+    defaultModes: z.record(z.enum(VARIANTS), z.string()).meta({ description: 'the mode each variant runs when a request names none' }),
     limits: z.object({ maxSteps: z.number().int(), maxLLMCalls: z.number().int(), maxWallMs: z.number().int(), maxTokens: z.number().int() }),
     auth: z.string(),
     warnings: z

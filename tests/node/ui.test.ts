@@ -1,11 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStub } from '../support/openai-stub.mjs';
-import { startDev, type DevServer } from '../support/dev-server.mjs';
+import type { Stub } from '../support/openai-stub.mjs';
+import { axeProblems } from '../support/axe';
+import { hasChromium, startUi, withRunOptions, type UiServer } from '../support/ui-browser';
 
 /**
  * The web UI in real Chromium against a real `wrangler dev` with an OpenAI-compatible stub as the model.
@@ -13,65 +11,25 @@ import { startDev, type DevServer } from '../support/dev-server.mjs';
  * with a chosen delay, so a run is deterministic and slow enough to cut its stream mid-way.
  * UI_SCREENSHOTS=1 also writes the screenshots in docs/ (1280 and 390 px wide).
  */
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 // Callbacks below run in the page; the project's lib has no DOM types, so name the page globals loosely here.
 declare const document: any;
 declare const window: any;
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = resolve(import.meta.dirname, '../..');
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI) {
-  throw new Error(`Chromium is missing at ${CHROMIUM}: the browser tests need it (apt-get install -y chromium; .ci/run does this).`);
-}
 
 describe.skipIf(!hasChromium)('web UI in Chromium', () => {
-  let stub: { url: string; setScript: (s: Record<string, string[]>) => void; close: () => Promise<void> };
-  let dev: DevServer | undefined;
+  let ui: UiServer;
+  let stub: Stub;
   let base = '';
-  let browser: Browser;
 
   beforeAll(async () => {
-    stub = await startStub({ port: 0 });
-    dev = await startDev({ vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, TEST_MODE: 'true' } });
-    base = dev.url;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    ui = await startUi();
+    ({ stub, base } = ui);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await dev?.stop();
-    await stub?.close();
-  });
+  afterAll(() => ui?.close());
 
-  const openPage = async (path: string, viewport = { width: 900, height: 1100 }) => {
-    const page = await browser.newPage({ viewport });
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(String(e)));
-    await page.goto(`${base}${path}`);
-    await page.waitForSelector('body[data-ready="true"]');
-    return { page, problems };
-  };
-
-  /** The run's POST gets test options (tick count and delay) added on the way out; the UI itself sends none. */
-  const withRunOptions = (page: Page, options: Record<string, unknown>) =>
-    page.route('**/v1/answer', (route) => {
-      const body = JSON.parse(route.request().postData() ?? '{}');
-      return route.continue({ postData: JSON.stringify({ ...body, options }) });
-    });
-
-  /** axe-core in the page: the serious and critical violations, as "rule: target" lines. */
-  const axeProblems = async (page: Page) => {
-    // Evaluated through the devtools protocol: a <script> tag would be refused by the page's CSP (script-src 'self').
-    await page.evaluate(readFileSync(AXE, 'utf8'));
-    const result = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ['violations'] }));
-    return (result.violations as any[])
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .flatMap((v) => v.nodes.map((n: any) => `${v.id}: ${n.target.join(' ')}`));
-  };
+  const openPage = (path: string, viewport?: { width: number; height: number }) => ui.openPage(path, viewport);
 
   /** Presses Tab until the focused element matches, as a keyboard-only person would (at most 60 presses). */
   const tabTo = async (page: Page, selector: string) => {
@@ -209,7 +167,7 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.close();
   });
 
-  it('shows live progress, cancels a run through the API, and lists it on the runs page', async () => {
+  it('shows live progress, cancels a run through the API (saying so, not "try again"), and lists it on the runs page', async () => {
     stub.setScript({ final: ['Paris'] });
     const { page, problems } = await openPage('/');
     await withRunOptions(page, { calls: 30, delayMs: 400 });
@@ -222,6 +180,11 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.click('#cancel-button');
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'Cancelled.', undefined, { timeout: 30_000 });
     expect(await page.textContent('#answer-body')).toMatch(/Partial answer: the run was cancelled|cancelled before it found an answer/);
+    // It says it was cancelled, not to try again or read the server log.
+    const stopped = await page.textContent('#cards > li[data-kind="error"]');
+    expect(stopped).toContain('The run was cancelled');
+    expect(stopped).toContain('Nothing failed: the run was stopped with "Cancel run"');
+    expect(await page.textContent('#run-view')).not.toContain('check the server log');
     const runId = new URL(page.url()).pathname.split('/').pop()!;
     const view = (await (await fetch(`${base}/v1/runs/${runId}`)).json()) as any;
     expect(view.status).toBe('cancelled');

@@ -29,6 +29,8 @@ const majority = (values: string[]): string | undefined => {
  */
 export const attributeStep = async (state: RagState, ctx: RunContext, o: RagOptions): Promise<StepOutcome<RagState>> => {
   const question = ctx.request.question;
+  // The model calls are this step's work: the observation reports how long they took, as a tool's does.
+  const started = Date.now();
   const replies = await Promise.all(
     Array.from({ length: o.attributeSamples }, () =>
       ctx.llm.chat({
@@ -55,7 +57,7 @@ export const attributeStep = async (state: RagState, ctx: RunContext, o: RagOpti
         tool: 'attribute',
         output: `${dynamism} (static ${votes.static}, dynamic ${votes.dynamic} of ${replies.length} samples), domain ${domain}` +
           (abstain ? '; policy: abstain on dynamic questions' : ''),
-        ms: 0,
+        ms: Date.now() - started,
         detail: { dynamism, domain, votes },
       },
     },

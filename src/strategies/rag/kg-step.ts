@@ -28,6 +28,7 @@ const kgEntitiesStep = async (state: RagState, ctx: RunContext): Promise<StepOut
   const question = ctx.request.question;
   const domain = state.attribute?.domain ?? 'open';
   const queryTime = (ctx.request.context?.queryTime as string | undefined) ?? 'unknown';
+  const started = Date.now();
   const reply = await ctx.llm.chat({
     purpose: 'kg',
     messages: [
@@ -48,7 +49,7 @@ const kgEntitiesStep = async (state: RagState, ctx: RunContext): Promise<StepOut
         data: {
           tool: 'kg',
           output: `entities ${JSON.stringify(entities)}\n${plan.length ? describePlan(plan).join('\n') : 'no rule matches these entities; no knowledge-API call'}`,
-          ms: 0,
+          ms: Date.now() - started,
           detail: { entities },
         },
       },
@@ -70,6 +71,7 @@ const kgCallsStep = async (state: RagState, ctx: RunContext): Promise<StepOutcom
     };
   }
   const domain = state.attribute?.domain;
+  const started = Date.now();
   const reply = await ctx.llm.chat({
     purpose: 'kg',
     messages: [
@@ -92,7 +94,7 @@ const kgCallsStep = async (state: RagState, ctx: RunContext): Promise<StepOutcom
       { type: 'action', data: { tool: 'kg', input: { question, domain } } },
       {
         type: 'observation',
-        data: { tool: 'kg', output: lines.length ? lines.join('\n') : 'no knowledge-API call chosen', ms: 0, error: calls.length === 0 && rejected.length > 0 },
+        data: { tool: 'kg', output: lines.length ? lines.join('\n') : 'no knowledge-API call chosen', ms: Date.now() - started, error: calls.length === 0 && rejected.length > 0 },
       },
     ],
   };

@@ -18,6 +18,7 @@ export const parseParametric = (text: string): { answer: string; falsePremise: b
  */
 export const parametricStep = async (state: RagState, ctx: RunContext): Promise<StepOutcome<RagState>> => {
   const question = ctx.request.question;
+  const started = Date.now();
   const reply = await ctx.llm.chat({
     purpose: 'parametric',
     messages: [
@@ -32,7 +33,7 @@ export const parametricStep = async (state: RagState, ctx: RunContext): Promise<
     state: { ...state, parametric, phase: 'kg' },
     events: [
       { type: 'action', data: { tool: 'parametric', input: { question } } },
-      { type: 'observation', data: { tool: 'parametric', output: `${reasoning ? `${reasoning}\n` : ''}Answer: ${parametric.answer}${parametric.falsePremise ? ' (false premise suspected)' : ''}`, ms: 0 } },
+      { type: 'observation', data: { tool: 'parametric', output: `${reasoning ? `${reasoning}\n` : ''}Answer: ${parametric.answer}${parametric.falsePremise ? ' (false premise suspected)' : ''}`, ms: Date.now() - started } },
     ],
   };
 };

@@ -26,6 +26,7 @@ export const parseReasoning = (text: string): { reasoning: string; answer: strin
  */
 export const reasoningStep = async (state: RagState, ctx: RunContext, o: RagOptions): Promise<StepOutcome<RagState>> => {
   const { queryTime } = readContext(ctx.request.context);
+  const started = Date.now();
   const reply = await ctx.llm.chat({
     purpose: 'reasoning',
     answer: true,
@@ -41,7 +42,7 @@ export const reasoningStep = async (state: RagState, ctx: RunContext, o: RagOpti
   if (!parsed) {
     return {
       state: { ...state, draft: reply.text.slice(0, MAX_DRAFT), phase: 'summarize' },
-      events: [action, { type: 'observation', data: { tool: 'reasoning', output: 'the reply did not follow the answer format; handing it to the summariser', ms: 0, error: true } }],
+      events: [action, { type: 'observation', data: { tool: 'reasoning', output: 'the reply did not follow the answer format; handing it to the summariser', ms: Date.now() - started, error: true } }],
     };
   }
   const answer = normalizeAnswer(parsed.answer, parsed.falsePremise);
@@ -50,7 +51,7 @@ export const reasoningStep = async (state: RagState, ctx: RunContext, o: RagOpti
     done: true,
     events: [
       action,
-      { type: 'observation', data: { tool: 'reasoning', output: `${parsed.reasoning}\nAnswer: ${parsed.answer}${parsed.falsePremise ? '\nFalse premise: yes' : ''}`, ms: 0 } },
+      { type: 'observation', data: { tool: 'reasoning', output: `${parsed.reasoning}\nAnswer: ${parsed.answer}${parsed.falsePremise ? '\nFalse premise: yes' : ''}`, ms: Date.now() - started } },
       { type: 'thought', data: { text: parsed.reasoning || 'Answered from the references.' } },
       answerEvent(answer, state, parsed.answer),
     ],
@@ -59,6 +60,7 @@ export const reasoningStep = async (state: RagState, ctx: RunContext, o: RagOpti
 
 /** Backup summariser: pulls the answer out of a reasoning reply that broke the format. */
 export const summarizeStep = async (state: RagState, ctx: RunContext): Promise<StepOutcome<RagState>> => {
+  const started = Date.now();
   const reply = await ctx.llm.chat({
     purpose: 'summarize',
     messages: [
@@ -76,7 +78,7 @@ export const summarizeStep = async (state: RagState, ctx: RunContext): Promise<S
     done: true,
     events: [
       { type: 'action', data: { tool: 'summarize', input: { draftChars: state.draft?.length ?? 0 } } },
-      { type: 'observation', data: { tool: 'summarize', output: `Answer: ${answer}`, ms: 0 } },
+      { type: 'observation', data: { tool: 'summarize', output: `Answer: ${answer}`, ms: Date.now() - started } },
       answerEvent(answer, state, line.trim()),
     ],
   };
