@@ -14,8 +14,10 @@ const clip = (s: string) => (s.length > MAX_QUOTE_CHARS ? `${s.slice(0, MAX_QUOT
 /** One line: a quote may come from a page with newlines, which a chat UI would render as paragraphs. */
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-export const sourcesText = (a: { confidence?: Confidence | string | null; citations?: readonly Citation[] | null }): string => {
-  const verified = (a.citations ?? []).filter((c) => c.verified);
+export const sourcesText = (a: { confidence?: Confidence | string | null; agreementSources?: readonly string[] | null; citations?: readonly Citation[] | null }): string => {
+  // Only the sources that back the answer given: a source may be verified for an answer the run did not give.
+  const backing = new Set(a.agreementSources ?? []);
+  const verified = (a.citations ?? []).filter((c) => c.verified && backing.has(c.source));
   if (!verified.length) {
     return `\n\nSources: not verified — no evidence this run read contains this answer (confidence: ${a.confidence ?? 'none'}).`;
   }

@@ -2,6 +2,7 @@ import { exports } from 'cloudflare:workers';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
+import { sourcesText } from '../../src/api/chat-sources';
 import { CHICAGO_QUESTION, chicagoAgentScript } from '../hqa/fixtures';
 
 const client = () =>
@@ -116,6 +117,19 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     let said = '';
     for await (const chunk of closed as unknown as AsyncIterable<any>) said += chunk.choices[0]?.delta?.content ?? '';
     expect(said).toBe('Paris\n\nSources: not verified — no evidence this run read contains this answer (confidence: none).');
+  });
+
+  it('cite_sources lists only the sources that back the answer given, at most five, each on one line', () => {
+    const chicago = { source: 'wikidata', key: 'evidence sparql […]', kind: 'wikidata', url: 'https://www.wikidata.org/wiki/Q1297', quote: 'place: Q1297 (Chicago)', verified: true };
+    // Wikidata verified "Chicago", but the run answered something else: nothing backs what the user reads.
+    expect(sourcesText({ confidence: 'none', agreementSources: [], citations: [chicago] })).toBe(
+      '\n\nSources: not verified — no evidence this run read contains this answer (confidence: none).',
+    );
+    const many = Array.from({ length: 7 }, (_, i) => ({ ...chicago, key: `k${i}`, quote: `row ${i}\nwith a break` }));
+    const text = sourcesText({ confidence: 'one_source', agreementSources: ['wikidata'], citations: many });
+    expect(text.split('\n').filter((l) => l.startsWith('['))).toHaveLength(5);
+    expect(text).toContain('[1] Wikidata: “row 0 with a break” https://www.wikidata.org/wiki/Q1297');
+    expect(text).toContain("(2 more in the run's citations)");
   });
 
   it('raises an API error for an unknown model, a missing user message and a failed run', async () => {

@@ -4,6 +4,7 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
 import { deployedStyle, uniqueKey } from './helpers';
+import { CHICAGO_QUESTION, chicagoAgentScript } from '../hqa/fixtures';
 
 /** The official MCP TypeScript client, talking Streamable HTTP to /mcp of the Worker under a deployed-style config. */
 const apiKey = uniqueKey('mcp');
@@ -75,6 +76,18 @@ describe('/mcp with the official MCP client', () => {
     // The run is an ordinary run of this key.
     const run = await (await call(`/v1/runs/${structured.runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json<any>();
     expect(run).toMatchObject({ status: 'succeeded', answer: 'three ticks', mode: 'test-tool-loop' });
+    await client.close();
+  });
+
+  it('the answer tool returns the run\'s own verdict: confidence, agreementSources and the verified citations', async () => {
+    installScript(chicagoAgentScript());
+    const client = await connect();
+    const result = await client.callTool({ name: 'answer', arguments: { question: CHICAGO_QUESTION, variant: 'mintaka', mode: 'agent', options: { fewshot: 'zero-shot' } } });
+    const structured = result.structuredContent as { runId: string; confidence: string; agreementSources: string[]; citations: Array<{ source: string; verified: boolean; quote?: string }> };
+    expect(structured).toMatchObject({ answer: 'Chicago', confidence: 'one_source', agreementSources: ['wikidata'] });
+    expect(structured.citations).toContainEqual(expect.objectContaining({ source: 'wikidata', verified: true, quote: 'place: Q1297 (Chicago)' }));
+    const run = await (await call(`/v1/runs/${structured.runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json<any>();
+    expect(structured.citations).toEqual(run.citations);
     await client.close();
   });
 
