@@ -22,32 +22,40 @@ export interface LiveDeltas {
   send(delta: Delta): void;
 }
 
-/** At most one frame per call this often, unless this many characters are waiting: a 1-byte-chunk model cannot flood. */
+/** At most one frame per call this often (the first at once), unless this many characters wait: a 1-byte-chunk model cannot flood. */
 export const DELTA_INTERVAL_MS = 50;
 export const DELTA_MAX_CHARS = 1_024;
 
 /**
- * Gathers a call's text and hands it on at most every `intervalMs`, or sooner once `maxChars` wait; `flush` sends
- * what is left. The timer is the only clock: workerd's Date.now() stands still between I/O.
+ * Hands a call's text on at most once every `intervalMs`: the first piece at once (the first token is what a reader
+ * waits for), later ones gathered until the interval ends, or sooner once `maxChars` wait; `flush` sends what is
+ * left. The timer is the only clock: workerd's Date.now() stands still between I/O.
  */
 export const coalescer = (emit: (text: string) => void, intervalMs = DELTA_INTERVAL_MS, maxChars = DELTA_MAX_CHARS) => {
   let waiting = '';
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    if (!waiting) return;
+  const send = () => {
+    if (!waiting) return false;
     const text = waiting;
     waiting = '';
     emit(text);
+    return true;
+  };
+  // While the interval runs, pieces wait; when it ends with something waiting, that goes and a new interval starts.
+  const tick = () => {
+    timer = send() ? setTimeout(tick, intervalMs) : undefined;
   };
   return {
     push(text: string) {
       waiting += text;
-      if (waiting.length >= maxChars) flush();
-      else timer ??= setTimeout(flush, intervalMs);
+      if (!timer) tick();
+      else if (waiting.length >= maxChars) send();
     },
-    flush,
+    flush() {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      send();
+    },
   };
 };
 

@@ -21,7 +21,8 @@
 //                    since no list could name them all, GET /v1/models answers 404 as such servers do (so /healthz
 //                    has nothing to check). --no-model-list: 404 even with --models.
 //   POST /__latency  {"ms": 200, "chunkMs": 30}   time before the reply starts; a streamed reply (`stream: true`) then
-//                    comes in 16-character chunks `chunkMs` apart (also --latency N --chunk-ms N; default 0: all at once)
+//                    comes in 16-character chunks `chunkMs` apart, and a whole reply when its last chunk would
+//                    (also --latency N --chunk-ms N; default 0: all at once)
 //   GET  /__requests                                                the requests received (method, headers, body)
 //   POST /__reset
 import { createServer } from 'node:http';
@@ -172,6 +173,9 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
       return;
     }
     load.answered += 1;
+    // A model writes its reply at the same pace whether it streams or not: the whole reply comes when its last chunk would.
+    const pieces = Math.max(1, Math.ceil(text.length / 16));
+    if (state.chunkMs && pieces > 1) await new Promise((r) => setTimeout(r, (pieces - 1) * state.chunkMs));
     json(200, {
       id,
       object: 'chat.completion',
