@@ -60,6 +60,16 @@ describe('program strategy', () => {
     expect(promptOf(extractReq)).toContain('the place of birth');
   });
 
+  it('makes no refinement call once a program answered from the evidence (issue 25), under either recipe', async () => {
+    for (const recipe of ['ours', 'paper']) {
+      // The paper's extract_info prompt asks the model to close with "So my answer is …".
+      const llm = scriptedLLM({ code: [fence(birthplaceProgram)], extract_info: [recipe === 'paper' ? 'He was born in Leipzig.\nSo my answer is Leipzig.' : 'Leipzig'] });
+      const { events } = await drive('Where was the winner of the 2020 race born?', llm, marathonContext, { simplify: false, recipe, refineRounds: 2 });
+      expect(ofType(events, 'answer')[0].data).toMatchObject({ answer: 'Leipzig', confidence: 'one_source' });
+      expect(llm.requests.map((r) => r.purpose)).toEqual(['code', 'extract_info']);
+    }
+  });
+
   it('leaves a computed answer no cell or passage holds unverified, with confidence none, however cleanly it ran', async () => {
     const llm = scriptedLLM({ code: [fence('function solve(table) { return table.rows.length * 7; }')] });
     const { events } = await drive('How many winners times seven?', llm, marathonContext, { simplify: false });
