@@ -6,7 +6,7 @@
 //
 // The run: wikisearch → getWikidataID → runQuery, then the final turn (four agent calls), then the merge for the
 // paper: five calls on the path, the shape the issue measured. The bundled snapshot is the evidence.
-const LATENCY_MS = 500;
+const LATENCY_MS = Number(process.env.BENCH_MODEL_MS ?? 500);
 const RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 5);
 const QUESTION = 'In which city was the director of Forrest Gump born?';
 

@@ -288,6 +288,12 @@ const singleSourceAnswer = (state: AgentState, answers: Record<string, string>):
   return answers.agent ?? answers[source] ?? I_DONT_KNOW;
 };
 
+/** The answer without the merge call, when the sources verified in the evidence agree (agreed.ts); else undefined. */
+const agreedFinal = (state: AgentState, ctx: RunContext) => {
+  const answers = agentAnswers(state);
+  return agreedAnswer(ctx, { turns: state.turns, answers, claims: traceClaims(answers, state.turns), style: readStyle(ctx.request.options), recipe: state.recipe });
+};
+
 /**
  * The HQA ReAct loop as a step machine. One step is one of:
  *  think   — one agent model call (the first one runs the parametric call beside it), parsed into a turn;
@@ -306,7 +312,15 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
     start: (ctx) => startAgentLoop(ctx, { scope, withParametric: scope === 'hybrid', selection: opts.selection, library: opts.library }),
 
     async step(state, ctx) {
-      if (state.phase !== 'final') return stepAgentLoop(state, ctx);
+      if (state.phase !== 'final') {
+        const next = await stepAgentLoop(state, ctx);
+        // The last agent turn and an answer that needs no model call end in one step: one wake-up (alarm and commit)
+        // fewer between the final turn and the answer. Any step that would call the model stays a step of its own.
+        const agreed = next.state.phase === 'final' && (next.state.scope ?? 'hybrid') === 'hybrid' ? agreedFinal(next.state, ctx) : undefined;
+        if (!agreed) return next;
+        const entities = await answerEntities(ctx, next.state.turns, agreed.draft.answer);
+        return { state: next.state, done: true, events: [...next.events, ...agreed.events, { type: 'answer', data: { ...agreed.draft, entities } }] };
+      }
       const answers = agentAnswers(state);
       if ((state.scope ?? 'hybrid') !== 'hybrid') {
         const answer = singleSourceAnswer(state, answers);
@@ -316,7 +330,8 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
       }
       const o = ctx.request.options ?? {};
       const claims = traceClaims(answers, state.turns);
-      const agreed = agreedAnswer(ctx, { turns: state.turns, answers, claims, style: readStyle(o), recipe: state.recipe });
+      // A run stored before the answer joined the final turn's step reaches it here.
+      const agreed = agreedFinal(state, ctx);
       if (agreed) {
         const entities = await answerEntities(ctx, state.turns, agreed.draft.answer);
         return { state, done: true, events: [...agreed.events, { type: 'answer', data: { ...agreed.draft, entities } }] };
