@@ -270,6 +270,25 @@ describe('HQA agent on the bundled snapshot', () => {
     expect(answerOf((await result).events)).toMatchObject({ answer: 'Chicago', confidence: 'one_source', agreementSources: ['wikidata'] });
   });
 
+  it('an answer a search hit holds is cited with the hit and its page joins the sources, beside the model', async () => {
+    const { result } = run(
+      {
+        agent: ['Thought: search\nAction: wikisearch\nAction Input: Forrest Gump', 'Thought: the snippet says\nFinal Answer: Robert Zemeckis'],
+        parametric: ['Robert Zemeckis'],
+        final: ['Robert Zemeckis'],
+      },
+      {},
+      'Who directed Forrest Gump?',
+    );
+    const answer = answerOf((await result).events);
+    expect(answer).toMatchObject({ answer: 'Robert Zemeckis', confidence: 'one_source', agreementSources: ['agent'] });
+    const cited = answer.citations.filter((c: { verified: boolean }) => c.verified);
+    expect(cited).toEqual([expect.objectContaining({ source: 'agent', kind: 'search', quote: expect.stringContaining('Robert Zemeckis') })]);
+    // Not only the model: the page whose snippet holds the answer is a source too.
+    expect(answer.sources).toContainEqual(expect.objectContaining({ url: cited[0].url, kind: 'search' }));
+    expect(answer.sources).toContainEqual({ title: "the model's own knowledge", kind: 'model' });
+  });
+
   it('gives no verified citation, and confidence none, to an answer the page it read does not hold', async () => {
     const { result } = run({
       agent: ['Thought: read\nAction: read\nAction Input: Robert Zemeckis', 'Thought: done\nFinal Answer: Houston'],
