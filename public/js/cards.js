@@ -33,8 +33,11 @@ export const agreementBadge = (data) => {
   return [`Verified in ${list(verified)}`, 'neutral'];
 };
 
-/** Each citation: its source, the quote that holds the answer and a link, or "not verified" when no quote holds it. */
-const citationList = (citations) =>
+/**
+ * Each citation: its source, the quote that holds the answer and a link, or "not verified" when no quote holds it.
+ * A source verified for its own answer that is not the answer given (agreementSources leaves it out) says so.
+ */
+const citationList = (citations, backing) =>
   h(
     'div',
     {},
@@ -46,6 +49,9 @@ const citationList = (citations) =>
         const href = safeHref(c.url);
         const name = SOURCE_NAMES[c.source] ?? c.source;
         const where = href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer nofollow' }, c.kind) : c.kind;
+        if (c.verified && !backing.has(c.source)) {
+          return h('li', { class: 'citation other-answer' }, `${name} (its own answer, not the one given): “${c.quote}” `, h('span', { class: 'kind' }, '('), where, h('span', { class: 'kind' }, ')'));
+        }
         return c.verified
           ? h('li', { class: 'citation verified' }, `${name}: “${c.quote}” `, h('span', { class: 'kind' }, '('), where, h('span', { class: 'kind' }, ')'))
           : h('li', { class: 'citation unverified' }, `${name}: not verified — the ${c.kind === 'missing' ? 'record it names is not in this run' : 'evidence it read does not contain this answer'} `, h('span', { class: 'kind' }, '('), where, h('span', { class: 'kind' }, ')'));
@@ -78,7 +84,7 @@ export const answerBlock = (data) => {
     answers.length
       ? h('dl', { class: 'per-source', 'aria-label': 'Answer of each source' }, answers.flatMap(([k, v]) => [h('dt', {}, SOURCE_NAMES[k] ?? k), h('dd', {}, show(v) || '—')]))
       : null,
-    (data.citations ?? []).length ? citationList(data.citations) : null,
+    (data.citations ?? []).length ? citationList(data.citations, new Set(data.agreementSources ?? [])) : null,
     sources.length
       ? h(
           'div',

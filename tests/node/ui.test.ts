@@ -131,6 +131,27 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.close();
   });
 
+  it('an answer no verified source backs: the badge says not verified, and a source verified for its own answer says so', async () => {
+    const query = 'SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }';
+    // Wikidata's query says Chicago, but the merge writes Houston: nothing the run read backs the answer given.
+    stub.setScript({ agent: [`Thought: query\nAction: runQuery\nAction Input: ${query}`, 'Thought: done\nFinal Answer: Chicago'], parametric: ['Houston'], final: ['Houston'] });
+    const { page, problems } = await openPage('/');
+    await page.fill('#question', 'In which city was the director of Forrest Gump born?');
+    await page.selectOption('#mode', 'agent');
+    await page.click('#ask-button');
+    await page.waitForSelector('.answer .badge', { timeout: 60_000 });
+    const runId = new URL(page.url()).pathname.split('/').pop();
+    const run = (await (await fetch(`${base}/v1/runs/${runId}`)).json()) as { answer: string; confidence: string; agreementSources: string[] };
+    expect(run).toMatchObject({ answer: 'Houston', confidence: 'none', agreementSources: [] });
+    expect(await page.textContent('.answer .badge')).toBe('Not verified: no evidence this run read contains the answer');
+    expect(await page.locator('.citation.verified').count()).toBe(0);
+    const other = await page.locator('.citation.other-answer').allTextContents();
+    expect(other.length).toBeGreaterThan(0);
+    expect(other[0]).toMatch(/^Wikidata \(its own answer, not the one given\): “.*Chicago/);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('resumes a dropped stream from the last event id without duplicate cards', async () => {
     stub.setScript({ final: ['Paris'] });
     const { page, problems } = await openPage('/');
