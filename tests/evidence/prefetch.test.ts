@@ -1,8 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
 import { PagePrefetch, prefetching } from '../../src/evidence/prefetch';
 import type { Evidence, Page } from '../../src/evidence/types';
 import { get, post, readSse } from '../engine/helpers';
+import { createMediaWikiStandIn } from '../support/wikimedia-standins.mjs';
 
 /** Evidence ahead of need (issue 25): a search's top page is fetched in the background for the read that follows. */
 const QUESTION = 'In which city was the director of Forrest Gump born?';
@@ -29,6 +30,37 @@ describe('a search prefetches its top page', () => {
     // The read still cites the page: the recording sees it as any read.
     const answer = events.find((e) => e.event === 'answer')!.data;
     expect(answer.citations.some((c: { key: string }) => /page/.test(c.key) && /Robert Zemeckis/.test(c.key))).toBe(true);
+  });
+});
+
+describe('a live search prefetches its top page', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('through the politeness gate, still in flight when the next step reads it, and the read waits for that fetch', async () => {
+    // Slow pages: the search's step ends, and the model's next turn runs, while the page is still on its way.
+    const wiki = createMediaWikiStandIn({ latencyMs: 400 });
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      const host = new URL(request.url).host;
+      if (host === 'en.wikipedia.org' || host === 'www.wikidata.org') return wiki.handle(request);
+      throw new TypeError(`unexpected host ${host}`);
+    });
+    installScript({
+      agent: [' Search.\nAction: wikisearch\nAction Input: Ada Lovelace', ' Read it.\nAction: read\nAction Input: Ada Lovelace (topic) # When did it begin?', ' Done.\nFinal Answer: 1900'],
+      read: ['It began in 1900.'],
+      parametric: ['1815'],
+      final: ['1900'],
+    });
+    const run = await (
+      await post('/v1/answer', { question: 'When did Ada Lovelace begin?', options: { fewshot: 'zero-shot', testEvidence: 'live' } }, { accept: 'application/json' })
+    ).json<any>();
+    expect(run.status).toBe('succeeded');
+    expect(run.usage.prefetch).toEqual({ pages: 1, hits: 1 });
+    const read = run.steps.filter((s: any) => s.type === 'observation')[1];
+    expect(read).toMatchObject({ tool: 'read', error: false });
+    // The page was asked for once (its text and its tables), by the prefetch, one request at a time.
+    expect(wiki.stats()).toMatchObject({ peakConcurrency: 1 });
+    expect(wiki.stats().requests).toBeLessThanOrEqual(4);
   });
 });
 
