@@ -101,6 +101,10 @@ describe('rag strategy', () => {
     const computed = await answerWith('62', ['EXPR: 102 - 40', 'EXPR: 102 - 40', 'NONE']);
     expect(computed).toMatchObject({ confidence: 'one_source', agreementSources: ['calculator'] });
     expect(computed.citations.find((c) => c.source === 'calculator')).toMatchObject({ verified: true, quote: expect.stringMatching(/102 languages.*40 languages/) });
+    // A table cell of the page: the quote is its row.
+    const cell = await answerWith('Home & Student');
+    expect(cell).toMatchObject({ confidence: 'one_source', agreementSources: ['web'] });
+    expect(cell.citations.find((c) => c.verified)?.quote).toMatch(/Home & Student.*No/);
     // A number no page holds and no calculation produced stays unverified.
     expect(await answerWith('75')).toMatchObject({ confidence: 'none', agreementSources: [] });
   });
