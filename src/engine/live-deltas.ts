@@ -10,6 +10,8 @@ export interface Delta {
   purpose: Purpose;
   /** The call writes the run's answer. */
   answer?: true;
+  /** The provider retried the call: its text so far does not count, this delta starts it anew. */
+  retry?: true;
   text: string;
 }
 
@@ -110,21 +112,33 @@ export const liveLLM = (inner: LLM, live: LiveDeltas | undefined): LLM => {
       if (!live.listening()) return inner.chat(request);
       const call = live.nextCall();
       const base = { call, purpose: request.purpose, ...(request.answer ? { answer: true as const } : {}) };
-      const out = coalescer((text) => live.send({ ...base, text }));
-      const guard = stopGuard(request.stop);
+      let retried = false;
+      const out = coalescer((text) => {
+        live.send({ ...base, ...(retried ? { retry: true as const } : {}), text });
+        retried = false;
+      });
+      let guard = stopGuard(request.stop);
       const own = request.onDelta;
       const onDelta = (text: string) => {
         own?.(text);
         const visible = guard.take(text);
         if (visible) out.push(visible);
       };
+      const onRetry = () => {
+        request.onRetry?.();
+        out.flush();
+        guard = stopGuard(request.stop);
+        retried = true;
+      };
       try {
-        const result = await inner.chat({ ...request, onDelta });
+        const result = await inner.chat({ ...request, onDelta, onRetry });
         const rest = guard.rest(result.text);
         if (rest) out.push(rest);
         return result;
       } finally {
         out.flush();
+        // A retry that wrote nothing still voids what the failed attempt showed.
+        if (retried) live.send({ ...base, retry: true, text: '' });
       }
     },
   };

@@ -146,7 +146,9 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
       const worthRetrying = retryBudget();
       const gate = opts.gateFor?.(request.model ?? model);
       const gateClient = gate && { ...gate, signal: request.signal, onWait: request.onWait };
+      let attempts = 0;
       const attempt = async () => {
+        if (attempts++ > 0) request.onRetry?.();
         let leave: ((r: GateReport) => Promise<void>) | undefined;
         if (gateClient) {
           try {

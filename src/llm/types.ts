@@ -30,6 +30,8 @@ export interface ChatRequest {
   temperature?: number;
   /** Called with each text delta when the provider streams. */
   onDelta?: (text: string) => void;
+  /** Told before a provider retries the call: the deltas of the failed attempt do not count, the retry's start anew. */
+  onRetry?: () => void;
   /** This call writes the run's answer: its deltas reach a run's followers marked as the answer's. */
   answer?: boolean;
   /** Told when the call waited at its model's politeness gate (other runs' calls, a server's Retry-After), with a note for the trace. */

@@ -90,7 +90,9 @@ export const workersAIProvider = (ai: Ai, opts: WorkersAIOptions): LLM => {
         if (!(stream instanceof ReadableStream)) throw new LLMError('Workers AI did not stream although asked to', undefined, true);
         return readEvents(stream, opts.budget, signal, request.onDelta);
       };
+      let attempts = 0;
       const once = async (): Promise<ChatResult> => {
+        if (attempts++ > 0) request.onRetry?.();
         const attempt = startAttempt(opts.budget, request.signal);
         try {
           const out = await read(attempt.signal);

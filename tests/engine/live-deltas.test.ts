@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coalescer, stopGuard } from '../../src/engine/live-deltas';
+import { coalescer, liveLLM, stopGuard, type Delta } from '../../src/engine/live-deltas';
 import { installModel, installScript } from '../../src/llm/scripted';
 import { workersAIProvider } from '../../src/llm/workers-ai';
 import { get, post, readSse, type SseEvent } from './helpers';
@@ -84,6 +84,38 @@ describe('streamed answers', () => {
 });
 
 describe('delta shaping', () => {
+  it('marks the first delta after a retried attempt, so a client drops what the broken attempt showed', async () => {
+    const encoder = new TextEncoder();
+    let calls = 0;
+    const ai = {
+      run: async () => {
+        const first = ++calls === 1;
+        let pulls = 0;
+        return new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (pulls++ === 0) return controller.enqueue(encoder.encode(`data: ${JSON.stringify({ response: first ? 'Lyon and ' : 'Paris' })}\n\n`));
+            // The first attempt's connection breaks after its first piece.
+            if (first) controller.error(new Error('connection reset'));
+            else controller.close();
+          },
+        });
+      },
+    } as unknown as Ai;
+    const sent: Delta[] = [];
+    const llm = liveLLM(workersAIProvider(ai, { budget: { maxBytes: 64 * 1024, timeoutMs: 5_000 }, maxRetries: 1 }), {
+      listening: () => true,
+      nextCall: () => 7,
+      send: (d) => sent.push(d),
+    });
+    const result = await llm.chat({ purpose: 'final', answer: true, messages: [{ role: 'user', content: 'capital?' }] });
+    expect(result.text).toBe('Paris');
+    const retryAt = sent.findIndex((d) => d.retry);
+    expect(retryAt).toBeGreaterThan(0);
+    expect(sent.slice(0, retryAt).map((d) => d.text).join('')).toBe('Lyon and ');
+    expect(sent.slice(retryAt).map((d) => d.text).join('')).toBe('Paris');
+    expect(sent.every((d) => d.call === 7 && d.answer === true)).toBe(true);
+  });
+
   it('never shows a stop sequence, even split across pieces, and completes from the finished reply', () => {
     const guard = stopGuard(['Observation:']);
     const shown = ['Thought: look it up\nObs', 'ervation: made up', ' more'].map((d) => guard.take(d)).join('');
