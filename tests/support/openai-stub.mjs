@@ -7,6 +7,10 @@
 //   POST /__script   {"parametric": ["Paris"], "default": ["..."]}   replace reply queues (purpose = x-request-purpose)
 //                    {"byQuestion": {"<question>": {"final": ["Paris"]}}, ...}   replies per question: the request's
 //                    question is the key that occurs latest in its messages (few-shot examples come before it)
+//                    {"byTurn": {"agent": ["Action: wikisearch\nAction Input: {entity}", "...", "Final Answer: {entity}"]}}
+//                    an agent conversation's reply by its turn (actions after the last `Question:` line); {question}
+//                    and {entity} (the question's longest capitalised name) are filled in: scripted tool calls that
+//                    differ per question, for soaks of many questions
 //   POST /__faults   {"status": 429, "count": 1, "retryAfter": 1}    the next `count` requests fail with `status`
 //   POST /__window   {"tokens": 8192}   a context window: a prompt plus max_tokens over it is refused with 400 in vLLM's
 //                    words ("maximum context length is 8192 tokens"); counted in GET /__window ({tokens, refused})
@@ -61,7 +65,29 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
     return best === undefined ? undefined : byQuestion[best];
   };
 
+  /** The turn of an agent conversation: how many actions follow the last `Question:` line of the last message. */
+  const turnOf = (body) => {
+    const last = body.messages?.at(-1)?.content;
+    const text = typeof last === 'string' ? last : JSON.stringify(last ?? '');
+    const at = text.lastIndexOf('Question: ');
+    const rest = at >= 0 ? text.slice(at) : text;
+    return { question: at >= 0 ? rest.slice(10, (rest.indexOf('\n') + 1 || rest.length + 1) - 1).trim() : '', turn: (rest.match(/\nAction: /g) ?? []).length };
+  };
+
+  /** The longest run of capitalised words after the first word (a name), else the question's first words. */
+  const entityOf = (question) => {
+    const runs = question.replace(/[^\p{L}\p{N}\s'-]/gu, ' ').split(/\s+/).slice(1).join(' ').match(/(\p{Lu}[\p{L}\p{N}'-]*(\s+(of|the|de|and)?\s*\p{Lu}[\p{L}\p{N}'-]*)*)/gu) ?? [];
+    const best = runs.sort((a, b) => b.length - a.length)[0];
+    return (best ?? question.split(/\s+/).slice(0, 3).join(' ')).replace(/["\\]/g, '').trim() || 'Earth';
+  };
+
   const replyFor = (purpose, body) => {
+    const turns = queues.byTurn?.[purpose];
+    if (turns?.length) {
+      const { question, turn } = turnOf(body);
+      const entity = entityOf(question);
+      return turns[Math.min(turn, turns.length - 1)].replaceAll('{question}', question).replaceAll('{entity}', entity);
+    }
     const own = questionOf(body);
     const q = own?.[purpose]?.length ? own[purpose] : queues[purpose]?.length ? queues[purpose] : queues.default;
     const next = q?.length ? (q.length > 1 ? q.shift() : q[0]) : DEFAULT_REPLIES[purpose] ?? DEFAULT_REPLIES.default;

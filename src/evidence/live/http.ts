@@ -135,7 +135,8 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
     if (!allowed(url)) {
       throw new EvidenceError(`Refused: ${url.origin}${url.pathname} is not one of the configured evidence endpoints.`, 'refused');
     }
-    const gated = !!options.gateFor?.(url);
+    // With POLITENESS=off the gate only caches: each attempt then waits out its own Retry-After, as without a gate.
+    const gated = !!options.gateFor?.(url)?.policy.enforce;
     const ex = await retrying(() => attempt(url, init, cacheKey), {
       retries: maxRetries,
       retryIn: (outcome, n) => {
