@@ -154,7 +154,8 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
     if (load.max) {
       if (inside || load.inflight >= load.max) {
         load.tooMany += 1;
-        load.retryUntil = Math.max(load.retryUntil, now + load.retryAfter * 1000);
+        // A request inside the window is told what is left of it; only a new overload starts a new window.
+        if (!inside) load.retryUntil = now + load.retryAfter * 1000;
         const wait = Math.max(1, Math.ceil((load.retryUntil - now) / 1000));
         return json(429, { error: { message: `too many concurrent requests (at most ${load.max}); retry after ${wait} s`, type: 'rate_limit_error' } }, { 'retry-after': String(wait) });
       }
