@@ -164,7 +164,6 @@ const report = (r: Awaited<ReturnType<typeof soak>>) => {
   const errors: Record<string, number> = {};
   for (const o of r.outcomes) if (o.error) errors[o.error.replace(/\d+(\.\d+)?/g, 'N')] = (errors[o.error.replace(/\d+(\.\d+)?/g, 'N')] ?? 0) + 1;
   const totals = usageTotals(r.outcomes.map((o) => o.usage));
-  const modelWaits = r.outcomes.reduce((n, o) => n + Number((o.usage?.modelGate as { waits?: number } | undefined)?.waits ?? 0), 0);
   const ms = r.outcomes.map((o) => o.ms);
   const inside = r.wdqs.insideRetryAfter + r.wiki.insideRetryAfter + r.wikidataApi.insideRetryAfter + r.model.insideRetryAfter;
   const lines = [
@@ -173,7 +172,7 @@ const report = (r: Awaited<ReturnType<typeof soak>>) => {
     `  requests inside a Retry-After window: ${inside} (WDQS ${r.wdqs.insideRetryAfter}, Wikipedia ${r.wiki.insideRetryAfter}, Wikidata API ${r.wikidataApi.insideRetryAfter}, model ${r.model.insideRetryAfter})`,
     `  429s answered: WDQS ${r.wdqs.tooMany}, model ${r.model.tooMany}; maxlag answers ${r.wiki.maxlagAnswers}; MediaWiki peak concurrency ${r.wiki.peakConcurrency}; model peak concurrency ${r.model.peak} (allows ${MODEL_MAX_CONCURRENT})`,
     `  WDQS query-seconds per minute at the peak: ${(r.wdqs.peakQueryMsPerMinute / 1000).toFixed(1)} (stand-in budget ${WDQS_BUDGET_S}); WDQS requests ${r.wdqs.requests}, distinct queries ${r.wdqs.distinctQueries}`,
-    `  shared evidence cache: hit rate ${totals.evidenceCache.hitRate === null ? 'n/a' : `${(totals.evidenceCache.hitRate * 100).toFixed(1)}%`} (${totals.evidenceCache.hits} hits, ${totals.evidenceCache.misses} misses); gate waits ${totals.gateWaits} (${(totals.gateWaitMs / 1000).toFixed(0)} s), model gate waits ${modelWaits}`,
+    `  shared evidence cache: hit rate ${totals.evidenceCache.hitRate === null ? 'n/a' : `${(totals.evidenceCache.hitRate * 100).toFixed(1)}%`} (${totals.evidenceCache.hits} hits, ${totals.evidenceCache.misses} misses); gate waits ${totals.gateWaits} (${(totals.gateWaitMs / 1000).toFixed(0)} s), model gate waits ${totals.modelGateWaits}`,
     `  prompts over the window (refused by the model): ${r.model.refusedOverWindow}; prompts shortened to fit ${WINDOW} tokens: ${totals.promptsTrimmed}, retried smaller: ${totals.contextRetries}; largest prompt sent ${r.model.largestPrompt} tokens`,
     `  time per question: p50 ${(percentile(ms, 50) / 1000).toFixed(2)} s, p99 ${(percentile(ms, 99) / 1000).toFixed(2)} s; /healthz meanwhile p50 ${percentile(r.health, 50).toFixed(0)} ms, max ${Math.max(...r.health).toFixed(0)} ms`,
     `  requests sent: WDQS ${r.wdqs.requests}, Wikipedia ${r.wiki.requests}, Wikidata API ${r.wikidataApi.requests}, model ${r.model.answered + r.model.tooMany + r.model.refusedOverWindow}`,
