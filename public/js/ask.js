@@ -100,6 +100,8 @@ const follow = (options) => {
   let runId = options.runId ?? null;
   let ended = false;
   let runMode = options.start?.mode;
+  let draft = '';
+  let draftCall;
   const run = followRun({
     ...options,
     onRunId: (id) => {
@@ -111,6 +113,19 @@ const follow = (options) => {
     },
     onStatus: (text) => {
       if (text) $('run-status').textContent = text;
+    },
+    // The answer as the model writes it, until the finished (attributed, formatted) answer replaces it.
+    onDelta: (delta) => {
+      if (!delta.answer || $('answer-body').querySelector('.answer')) return;
+      draft = delta.retry || delta.call !== draftCall ? delta.text : draft + delta.text;
+      draftCall = delta.call;
+      let el = $('answer-body').querySelector('.answer-draft');
+      if (!el) {
+        clear($('answer-body'));
+        el = h('p', { class: 'answer-draft' });
+        $('answer-body').append(el);
+      }
+      el.textContent = draft;
     },
     onEvent: (type, data, id) => {
       if (type === 'run') {

@@ -17,9 +17,10 @@ window.humaniq = Object.assign(window.humaniq ?? {}, {
  * Follows one run's events: starts it (`start` = the POST body) or replays it (`runId`), and on a dropped
  * connection reconnects to GET /v1/runs/{id}/events with Last-Event-ID = the last id seen. Each event id
  * reaches onEvent once, however often the connection breaks. Resolves when `done` arrives.
- * Handlers: onEvent(type, data, id), onRunId(id), onStatus(text). Call the returned stop() to leave.
+ * Handlers: onEvent(type, data, id), onRunId(id), onStatus(text), onDelta(data) for the live pieces of model replies
+ * (no id, never replayed). Call the returned stop() to leave.
  */
-export const followRun = ({ start, runId, onEvent, onRunId = () => {}, onStatus = () => {} }) => {
+export const followRun = ({ start, runId, onEvent, onRunId = () => {}, onStatus = () => {}, onDelta = () => {} }) => {
   let lastId = 0;
   let id = runId ?? null;
   let stopped = false;
@@ -27,6 +28,14 @@ export const followRun = ({ start, runId, onEvent, onRunId = () => {}, onStatus 
   let controller = null;
 
   const handle = (frame) => {
+    if (frame.event === 'delta') {
+      try {
+        onDelta(JSON.parse(frame.data));
+      } catch {
+        // a broken delta only loses a preview; the finished step follows
+      }
+      return;
+    }
     const n = Number(frame.id);
     if (!Number.isFinite(n) || n <= lastId) return;
     lastId = n;

@@ -79,7 +79,8 @@ const answerRoute = createRoute({
   request: { headers: idempotencyHeaders, body: jsonBody(named('AnswerRequest', withModeOptions(answerRequestSchema))) },
   responses: {
     200: {
-      description: 'the finished run, or its event stream (events run, thought, action, observation, answer, error, done)',
+      description:
+        'the finished run, or its event stream (events run, thought, action, observation, answer, error, done; and, live only and without an id, delta: a piece of a model call\'s reply as it is written, `{call, purpose, answer?, retry?, text}`)',
       headers: replayHeaders,
       content: {
         'application/json': { schema: runSchema },

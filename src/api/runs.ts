@@ -128,7 +128,7 @@ const eventsRoute = createRoute({
     query: z.object({ after: wholeNumber('after', 0).optional().meta({ description: 'the id of the last event already seen' }) }),
   },
   responses: {
-    200: { description: 'event stream: the stored events after the given id, then live ones until done', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+    200: { description: 'event stream: the stored events after the given id, then live ones until done (with live `delta` events, which carry no id and are never replayed)', content: { 'text/event-stream': { schema: { type: 'string' } } } },
     ...errors(400, 404),
   },
 });

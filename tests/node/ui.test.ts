@@ -188,6 +188,28 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.close();
   });
 
+  it('shows the answer as the model writes it, then the finished answer in its place', async () => {
+    const reply = 'The Danube flows through ten countries, more than any other river in the world.';
+    stub.setScript({ parametric: [reply] });
+    await fetch(stub.url.replace(/\/v1$/, '/__latency'), { method: 'POST', body: JSON.stringify({ ms: 0, chunkMs: 250 }) });
+    try {
+      const { page, problems } = await openPage('/');
+      await page.fill('#question', 'Which river flows through the most countries?');
+      await page.selectOption('#mode', 'parametric');
+      await page.click('#ask-button');
+      await page.waitForSelector('#answer-body .answer-draft');
+      const draft = (await page.textContent('#answer-body .answer-draft')) ?? '';
+      expect(reply.startsWith(draft) && draft.length > 0 && draft.length < reply.length).toBe(true);
+      await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'Finished.');
+      expect(await page.$('#answer-body .answer-draft')).toBeNull();
+      expect(await page.textContent('#answer-body')).toContain(reply);
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await fetch(stub.url.replace(/\/v1$/, '/__latency'), { method: 'POST', body: JSON.stringify({ ms: 0 }) });
+    }
+  });
+
   it('shows live progress, cancels a run through the API (saying so, not "try again"), and lists it on the runs page', async () => {
     stub.setScript({ final: ['Paris'] });
     const { page, problems } = await openPage('/');
