@@ -181,24 +181,42 @@ describe('single-source modes (the paper\'s structured-only and unstructured-onl
   });
 });
 
+/**
+ * Agent replies for late fusion, by which agent asks (its system prompt lists its tools): ours runs the two agents side
+ * by side, so their calls interleave; each agent still gets its own turns in order.
+ */
+const perAgent = (turns: { text: string[]; graph: string[] }) => {
+  const next = { text: 0, graph: 0 };
+  const reply = (r: ChatRequest) => {
+    const agent = /- runQuery: /.test(text(r, 0)) ? 'graph' : 'text';
+    return turns[agent][next[agent]++];
+  };
+  return Array.from({ length: turns.text.length + turns.graph.length }, () => reply);
+};
+
 describe('LLM late fusion', () => {
-  it('runs a Wikipedia-only agent, then a Wikidata-only agent, and answers from both without a merge call when they agree', async () => {
+  it('runs a Wikipedia-only agent beside a Wikidata-only agent, and answers from both without a merge call when they agree', async () => {
     const { llm, result } = drive(lateFusion, {
-      agent: [
-        ' Read.\nAction: read\nAction Input: Robert Zemeckis # Where was he born?',
-        ' The page says Chicago.\nFinal Answer: Chicago',
-        ' Query.\nAction: runQuery\nAction Input: ' + QUERY,
-        ' Wikidata says Chicago.\nFinal Answer: Chicago',
-      ],
+      agent: perAgent({
+        text: [' Read.\nAction: read\nAction Input: Robert Zemeckis # Where was he born?', ' The page says Chicago.\nFinal Answer: Chicago'],
+        graph: [' Query.\nAction: runQuery\nAction Input: ' + QUERY, ' Wikidata says Chicago.\nFinal Answer: Chicago'],
+      }),
       read: ['Born in Chicago, Illinois.'],
       parametric: ['Los Angeles'],
     });
-    const { events } = await result;
+    const { events, steps } = await result;
     const agentCalls = llm.requests.filter((r) => r.purpose === 'agent');
-    expect(text(agentCalls[0], 0)).not.toMatch(/- runQuery: /);
-    expect(text(agentCalls[2], 0)).not.toMatch(/- read: /);
-    // The second agent never sees the first one's trajectory.
-    expect(all(agentCalls[2])).not.toMatch(/Born in Chicago/);
+    const textCalls = agentCalls.filter((r) => !/- runQuery: /.test(text(r, 0)));
+    const graphCalls = agentCalls.filter((r) => /- runQuery: /.test(text(r, 0)));
+    expect(textCalls).toHaveLength(2);
+    expect(graphCalls).toHaveLength(2);
+    expect(text(graphCalls[0], 0)).not.toMatch(/- read: /);
+    // Neither agent sees the other's trajectory.
+    expect(graphCalls.map(all).join('\n')).not.toMatch(/Born in Chicago/);
+    expect(textCalls.map(all).join('\n')).not.toMatch(/Q1297/);
+    // Side by side: a model turn, a tool call and the final turn each advance both agents (three steps, not six), then
+    // the answer.
+    expect(steps).toBe(4);
     expect(ofType(events, 'thought').map((t) => t.text).filter((t) => /-only agent starts/.test(t))).toHaveLength(2);
     expect(ofType(events, 'action').map((a) => a.tool)).toEqual(['read', 'runQuery']);
     expect(llm.requests.filter((r) => r.purpose === 'final')).toHaveLength(0);
@@ -225,12 +243,11 @@ describe('diversity-only selection', () => {
 
   it('never names wikidata when the Wikidata-only agent made no call, however sure its answer', async () => {
     const { result } = drive(lateFusion, {
-      agent: [
-        ' Read.\nAction: read\nAction Input: Robert Zemeckis # Where was he born?',
-        ' The page says Chicago.\nFinal Answer: Chicago',
+      agent: perAgent({
+        text: [' Read.\nAction: read\nAction Input: Robert Zemeckis # Where was he born?', ' The page says Chicago.\nFinal Answer: Chicago'],
         // The graph agent answers from memory without a single tool call.
-        ' I know this one.\nFinal Answer: Chicago',
-      ],
+        graph: [' I know this one.\nFinal Answer: Chicago'],
+      }),
       read: ['Born in Chicago, Illinois.'],
       parametric: ['Chicago'],
       final: ['Chicago'],

@@ -9,11 +9,14 @@ import { toolsInScope } from './scope';
 
 /**
  * LLM late fusion (the paper's baseline): two tool-restricted agents that never see each other — one with the
- * Wikipedia tools, one with the Wikidata tools — run one after the other, and one merge call combines their answers
- * with the model's closed-book answer. Each agent is the HQA loop with its library cut to its own tools.
+ * Wikipedia tools, one with the Wikidata tools — and one merge call that combines their answers with the model's
+ * closed-book answer. Each agent is the HQA loop with its library cut to its own tools. The paper runs the agents one
+ * after the other (stages `text`, `graph`); ours runs them side by side (stage `both`: each step advances both, their
+ * calls at once), since neither waits for anything the other finds, so the answer comes after the longer agent
+ * rather than after both.
  */
 export interface LateFusionState {
-  stage: 'text' | 'graph' | 'merge';
+  stage: 'text' | 'graph' | 'both' | 'merge';
   text: AgentState;
   graph?: AgentState;
 }
@@ -45,12 +48,28 @@ export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {})
 
   async start(ctx) {
     // The paper's late-fusion agents draw their three examples at random (static prompts); ours keep options.fewshot.
-    const selection = ctx.request.options?.recipe === 'paper' ? 'random' : undefined;
-    return { stage: 'text', text: await startAgentLoop(ctx, { scope: 'text', withParametric: true, selection, library: opts.library }) };
+    const paper = ctx.request.options?.recipe === 'paper';
+    const selection = paper ? 'random' : undefined;
+    const text = await startAgentLoop(ctx, { scope: 'text', withParametric: true, selection, library: opts.library });
+    if (paper) return { stage: 'text', text };
+    const graph = await startAgentLoop(ctx, { scope: 'graph', withParametric: false, selection, library: opts.library });
+    return { stage: 'both', text, graph };
   },
 
   async step(state, ctx) {
     const announce = (scope: 'text' | 'graph') => starting(scope, toolsInScope(scope, ctx.tools.list()).map((t) => t.name));
+    if (state.stage === 'both' && state.graph) {
+      const first = state.text.iterations === 0 && state.text.phase === 'think' ? [announce('text'), announce('graph')] : [];
+      const advance = (agent: AgentState) => (agent.phase === 'final' ? Promise.resolve({ state: agent, events: [] as StepEvent[] }) : stepAgentLoop(agent, ctx));
+      // Model turns run at once. Two tool calls do not: a tool call's evidence records are the ones that arrive while
+      // it runs, so two at once would each cite the other's.
+      const bothAct = state.text.phase === 'act' && state.graph.phase === 'act';
+      const [text, graph] = bothAct
+        ? [await advance(state.text), await advance(state.graph)]
+        : await Promise.all([advance(state.text), advance(state.graph)]);
+      const done = text.state.phase === 'final' && graph.state.phase === 'final';
+      return { state: { ...state, text: text.state, graph: graph.state, stage: done ? 'merge' : 'both' }, events: [...first, ...text.events, ...graph.events] };
+    }
     if (state.stage === 'text') {
       const first = state.text.iterations === 0 && state.text.phase === 'think' ? [announce('text')] : [];
       const out = await stepAgentLoop(state.text, ctx);
