@@ -73,8 +73,8 @@ export const configSchema = z
     /** The longest one request waits at a gate; a host that asks for a longer wait fails the request unsent. */
     POLITENESS_MAX_WAIT_MS: positiveInt(60_000),
     /**
-     * Model calls in flight at once per model server and model, across every run of the deployment (the model's own
-     * politeness gate, which also shares a 429's Retry-After with every run). 8 keeps a small self-hosted server
+     * Model calls in flight at once per model server and model (or Workers AI model), across every run of the
+     * deployment (the model's own politeness gate, which also shares a 429's Retry-After with every run). 8 keeps a small self-hosted server
      * (Ollama, one vLLM GPU) from queueing or refusing; raise it for a server that batches more.
      */
     LLM_CONCURRENCY: positiveInt(8),

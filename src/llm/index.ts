@@ -58,6 +58,7 @@ const build = (config: Config, bindings: LLMBindings): LLMAvailability => {
       return { ok: true, llm: workersAIProvider(bindings.AI, {
           model: config.LLM_MODEL ?? DEFAULT_WORKERS_AI_MODEL,
           budget: { maxBytes: config.LLM_MAX_RESPONSE_BYTES, timeoutMs: config.LLM_TIMEOUT_MS },
+          gateFor: modelGates(config, 'workers-ai', bindings.POLITENESS_GATE as unknown as GateNamespace | undefined),
         }) };
     case 'scripted': {
       const llm = installedScript();

@@ -1,10 +1,9 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { cappedStream } from '../net/read-capped';
-import { GateWaitTooLong, throughGate } from '../net/politeness/pass';
-import { seconds, type GateReport } from '../net/politeness/policy';
+import { seconds } from '../net/politeness/policy';
 import { backoffMs, isRetryableStatus, parseRetryAfter, retrying } from '../net/retry';
 import { retryBudget, startAttempt } from './call-budget';
-import type { ModelGate } from './model-gate';
+import { throughModelGate, type ModelGate } from './model-gate';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM } from './types';
 import { LLMError } from './types';
@@ -145,48 +144,32 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
       let heldBack = false;
       const worthRetrying = retryBudget();
       const gate = opts.gateFor?.(request.model ?? model);
-      const gateClient = gate && { ...gate, signal: request.signal, onWait: request.onWait };
       let attempts = 0;
-      const attempt = async () => {
+      const attempt = () => {
         if (attempts++ > 0) request.onRetry?.();
-        let leave: ((r: GateReport) => Promise<void>) | undefined;
-        if (gateClient) {
+        return throughModelGate(gate, request, async (report) => {
           try {
-            const pass = await throughGate(gateClient);
-            if (pass.kind === 'granted') leave = pass.leave;
+            return await once(request);
           } catch (err) {
-            if (err instanceof GateWaitTooLong) throw new LLMError(err.message, 429);
-            throw err;
+            retryAfter = undefined;
+            heldBack = false;
+            if (err instanceof LLMError && err.code !== 'llm_error') throw err;
+            const status = err instanceof APIError ? err.status : undefined;
+            report.status = status ?? 0;
+            const connection = err instanceof APIConnectionError;
+            const malformed = err instanceof LLMError && err.retryable;
+            const retryable = connection || malformed || (err instanceof APIError && isRetryableStatus(status));
+            retryAfter = err instanceof APIError ? err.headers?.get?.('retry-after') : undefined;
+            const wait = parseRetryAfter(retryAfter);
+            if (status === 429 || (status === 503 && wait !== undefined)) {
+              // Told to the gate, so no run sends to this model before the server's wait has passed.
+              report.backoffMs = wait ?? DEFAULT_BACKOFF_MS;
+              report.backoffReason = `HTTP ${status}${wait !== undefined ? ` with Retry-After ${seconds(wait)}` : ''}`;
+              heldBack = !!gate;
+            }
+            throw new LLMError(describe(err, status), status, retryable);
           }
-        }
-        const started = Date.now();
-        const report: GateReport = { ms: 0, status: 0 };
-        try {
-          const out = await once(request);
-          report.status = 200;
-          return out;
-        } catch (err) {
-          retryAfter = undefined;
-          heldBack = false;
-          if (err instanceof LLMError && err.code !== 'llm_error') throw err;
-          const status = err instanceof APIError ? err.status : undefined;
-          report.status = status ?? 0;
-          const connection = err instanceof APIConnectionError;
-          const malformed = err instanceof LLMError && err.retryable;
-          const retryable = connection || malformed || (err instanceof APIError && isRetryableStatus(status));
-          retryAfter = err instanceof APIError ? err.headers?.get?.('retry-after') : undefined;
-          const wait = parseRetryAfter(retryAfter);
-          if (status === 429 || (status === 503 && wait !== undefined)) {
-            // Told to the gate, so no run sends to this model before the server's wait has passed.
-            report.backoffMs = wait ?? DEFAULT_BACKOFF_MS;
-            report.backoffReason = `HTTP ${status}${wait !== undefined ? ` with Retry-After ${seconds(wait)}` : ''}`;
-            heldBack = !!leave;
-          }
-          throw new LLMError(describe(err, status), status, retryable);
-        } finally {
-          report.ms = Date.now() - started;
-          await leave?.(report).catch(() => {});
-        }
+        });
       };
       return retrying(attempt, {
         retries: opts.maxRetries,

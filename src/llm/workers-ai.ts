@@ -2,6 +2,7 @@ import { cappedStream } from '../net/read-capped';
 import { retrying } from '../net/retry';
 import { untilAborted } from '../net/until-aborted';
 import { type CallBudget, checkTextSize, retryBudget, startAttempt } from './call-budget';
+import { throughModelGate, type ModelGate } from './model-gate';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM, TokenUsage } from './types';
 import { LLMError } from './types';
@@ -19,7 +20,13 @@ export interface WorkersAIOptions {
   model?: string;
   budget: CallBudget;
   maxRetries?: number;
+  /** The model's politeness gate, shared by every run (src/llm/model-gate.ts): LLM_CONCURRENCY, and a shared back-off when Workers AI is out of capacity. */
+  gateFor?: (model: string) => ModelGate;
 }
+
+/** Workers AI's "Out of capacity" (internal code 3040, HTTP 429): every run holds back this long, the binding names no wait. */
+const OUT_OF_CAPACITY = /\b3040\b|out of capacity|capacity temporarily exceeded/i;
+const CAPACITY_BACKOFF_MS = 2_000;
 
 /**
  * The binding's stream (`stream: true`): server-sent events `data: {"response":"…"}`, usage on a late one, then
@@ -91,8 +98,12 @@ export const workersAIProvider = (ai: Ai, opts: WorkersAIOptions): LLM => {
         return readEvents(stream, opts.budget, signal, request.onDelta);
       };
       let attempts = 0;
-      const once = async (): Promise<ChatResult> => {
+      const gate = opts.gateFor?.(chosen);
+      const once = (): Promise<ChatResult> => {
         if (attempts++ > 0) request.onRetry?.();
+        return throughModelGate(gate, request, (report) => call(report));
+      };
+      const call = async (report: { status: number; backoffMs?: number; backoffReason?: string }): Promise<ChatResult> => {
         const attempt = startAttempt(opts.budget, request.signal);
         try {
           const out = await read(attempt.signal);
@@ -102,6 +113,9 @@ export const workersAIProvider = (ai: Ai, opts: WorkersAIOptions): LLM => {
           return { text, usage: usageOf(out, text), finishReason: 'stop', model: chosen };
         } catch (err) {
           const why = attempt.explain(err);
+          if (why instanceof Error && OUT_OF_CAPACITY.test(why.message)) {
+            [report.status, report.backoffMs, report.backoffReason] = [429, CAPACITY_BACKOFF_MS, 'Workers AI is out of capacity (3040)'];
+          }
           throw why instanceof LLMError ? why : new LLMError(`Workers AI call failed: ${why instanceof Error ? why.message : String(why)}`, undefined, true);
         } finally {
           attempt.end();
