@@ -54,7 +54,7 @@ export class PolitenessGate extends DurableObject<Env> implements GateBackend {
     if (cacheKey) {
       const hit = this.cached(cacheKey, now);
       if (hit !== undefined) return { kind: 'cached', body: hit };
-      if ([...this.leases.values()].some((l) => l.cacheKey === cacheKey)) return { kind: 'wait', ms: SAME_REQUEST_POLL_MS, reason: 'same-request' };
+      if (this.fetching(cacheKey)) return { kind: 'wait', ms: SAME_REQUEST_POLL_MS, reason: 'same-request' };
     }
     const verdict = this.queue.length && policy.enforce ? { ok: false as const, waitMs: 0, reason: 'busy' as const } : admit(this.state, policy, now);
     if (verdict.ok) return this.grant(now, cacheKey);
@@ -80,11 +80,13 @@ export class PolitenessGate extends DurableObject<Env> implements GateBackend {
   async leave(lease: string, report: GateReport): Promise<void> {
     const now = Date.now();
     const held = this.leases.get(lease);
+    // The caller names its key too: a gate that restarted since it granted the pass has forgotten the lease, not the answer.
+    const cacheKey = held?.cacheKey ?? report.cacheKey;
     this.leases.delete(lease);
     this.state.inflight = this.leases.size;
     if (this.policy) record(this.state, report, now, this.policy);
     this.save();
-    if (held?.cacheKey && report.body !== undefined && report.body.length <= MAX_ENTRY_CHARS) this.keep(held.cacheKey, report.body, now + (report.ttlSeconds ?? 86_400) * 1000, now);
+    if (cacheKey && report.body !== undefined && report.body.length <= MAX_ENTRY_CHARS) this.keep(cacheKey, report.body, now + (report.ttlSeconds ?? 86_400) * 1000, now);
     this.pump(now);
   }
 
@@ -100,6 +102,14 @@ export class PolitenessGate extends DurableObject<Env> implements GateBackend {
     const policy = this.policy;
     if (!policy) return;
     while (this.queue.length) {
+      // A caller queued behind another run asking the same thing takes that run's answer instead of a pass.
+      const key = this.queue[0].cacheKey;
+      const hit = key === undefined ? undefined : this.cached(key, now);
+      if (hit !== undefined || (key !== undefined && this.leased(key))) {
+        const waiter = this.queue.shift()!;
+        waiter.resolve(hit !== undefined ? { kind: 'cached', body: hit } : { kind: 'wait', ms: SAME_REQUEST_POLL_MS, reason: 'same-request' });
+        continue;
+      }
       const verdict = admit(this.state, policy, now);
       if (!verdict.ok && verdict.reason === 'busy') return;
       const waiter = this.queue.shift()!;
@@ -107,6 +117,16 @@ export class PolitenessGate extends DurableObject<Env> implements GateBackend {
         verdict.ok ? { ...this.grant(now, waiter.cacheKey), heldMs: now - waiter.since } : { kind: 'wait', ms: verdict.waitMs, reason: verdict.reason, detail: verdict.detail },
       );
     }
+  }
+
+  private leased(key: string): boolean {
+    for (const l of this.leases.values()) if (l.cacheKey === key) return true;
+    return false;
+  }
+
+  /** Someone is fetching `key` already, or waits here for a pass to fetch it. */
+  private fetching(key: string): boolean {
+    return this.leased(key) || this.queue.some((w) => w.cacheKey === key);
   }
 
   private reclaim(now: number) {

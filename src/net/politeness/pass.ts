@@ -64,7 +64,7 @@ export const throughGate = async (client: GateClient, cacheKey?: string): Promis
         await client.backend.leave(lease, { ms: 0, status: -1 }).catch(() => {});
         client.signal.throwIfAborted();
       }
-      return { kind: 'granted', leave: (report) => client.backend.leave(lease, report) };
+      return { kind: 'granted', leave: (report) => client.backend.leave(lease, cacheKey && report.body !== undefined ? { ...report, cacheKey } : report) };
     }
     // The most telling reason wins for the note: a back-off over a budget over a busy slot.
     if (!reason || rank(admission.reason) > rank(reason)) [reason, detail] = [admission.reason, admission.detail];

@@ -39,6 +39,8 @@ export interface GateReport {
   /** A successful answer to keep for other runs (under `cacheKey` of the pass), with its lifetime. */
   body?: string;
   ttlSeconds?: number;
+  /** The pass's cache key, sent back so the answer is kept even by a gate that restarted since it granted the pass. */
+  cacheKey?: string;
 }
 
 /** The RPC surface of a gate; the Durable Object implements it, tests may fake it. */
