@@ -113,6 +113,9 @@ export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds
   let retryUntil = 0;
   let inflight = 0;
   const s = { requests: 0, maxlagAnswers: 0, insideRetryAfter: 0, withoutMaxlag: 0, withoutUserAgent: 0, withoutContact: 0, peakConcurrency: 0, distinct: new Set() };
+  /** The query string of every request, and of every request answered, in order. */
+  const received = [];
+  const answered = [];
 
   const answer = (p) => {
     const action = p.get('action');
@@ -144,6 +147,7 @@ export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds
       if (!withContact(request.headers.get('user-agent'))) s.withoutContact++;
       const url = new URL(request.url);
       s.distinct.add(url.search);
+      received.push(url.search);
       if (t < retryUntil) s.insideRetryAfter++;
       const maxlag = url.searchParams.get('maxlag');
       if (maxlag === null) s.withoutMaxlag++;
@@ -158,13 +162,26 @@ export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds
           { 'retry-after': String(retryAfterSeconds), 'x-database-lag': String(lag), 'mediawiki-api-error': 'maxlag' },
         );
       }
-      return json(answer(url.searchParams));
+      const res = json(answer(url.searchParams));
+      answered.push(url.search);
+      return res;
     } finally {
       inflight--;
     }
   };
 
-  return { handle, retryUntil: () => retryUntil, stats: () => ({ ...s, distinct: s.distinct.size }) };
+  // Counting by pattern: a run of an earlier test may still be fetching in the background (a prefetched page) and
+  // land here, so a test counts the requests of its own questions.
+  const count = (list, pattern) => list.filter((q) => pattern.test(decodeURIComponent(q.replace(/\+/g, ' ')))).length;
+  return {
+    handle,
+    retryUntil: () => retryUntil,
+    stats: () => ({ ...s, distinct: s.distinct.size }),
+    /** Requests whose decoded query string matches `pattern`. */
+    received: (pattern) => count(received, pattern),
+    /** Of those, the ones answered successfully. */
+    answered: (pattern) => count(answered, pattern),
+  };
 };
 
 /**
