@@ -147,7 +147,10 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
 
     const body = JSON.parse(raw || '{}');
     const purpose = req.headers['x-request-purpose'] ?? 'default';
-    if (keepRequests) requests.push({ purpose, headers: req.headers, body });
+    // When it came and when its answer left: what a caller spends between two model calls is visible from here.
+    const entry = { purpose, headers: req.headers, body, receivedAt: Date.now() };
+    if (keepRequests) requests.push(entry);
+    res.once('finish', () => (entry.repliedAt = Date.now()));
     const now = Date.now();
     const inside = now < load.retryUntil;
     if (inside) load.insideRetryAfter += 1;

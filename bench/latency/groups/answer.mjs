@@ -24,16 +24,31 @@ export const SCENARIOS = {
   disagree: { agent: agentTurns('SELECT ?country WHERE { wd:Q187364 wdt:P27 ?country . }', 'United States of America') },
 };
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One run of a scenario under a recipe: wall time, the model calls it made, and what the run said. */
 const runOnce = async (ctx, scenario, recipe) => {
   await ctx.stub.reset();
   await ctx.stub.script({ ...SCENARIOS[scenario], parametric: ['Chicago'], final: ['Chicago'] });
+  const t0 = Date.now();
   const { run, ms } = await ctx.answer({ question: QUESTION, mode: 'agent', options: { recipe, fewshot: 'zero-shot' } });
-  const purposes = (await ctx.stub.requests()).map((r) => r.purpose);
-  return { ms, purposes, confidence: run.confidence };
+  const t1 = Date.now();
+  const requests = await ctx.stub.requests();
+  const purposes = requests.map((r) => r.purpose);
+  return { ms, purposes, confidence: run.confidence, gaps: engineGaps(requests, t0, t1) };
 };
+
+/**
+ * Where the time outside the path's model calls went (the stub's clock and this one are the same machine's): before
+ * the first call, between each call's answer and the next call, and after the last answer.
+ */
+const engineGaps = (requests, t0, t1) => {
+  const path = requests.filter((r) => r.purpose !== 'parametric' && r.repliedAt);
+  if (!path.length) return undefined;
+  const between = path.slice(1).map((r, i) => r.receivedAt - path[i].repliedAt);
+  return { before: path[0].receivedAt - t0, between, after: t1 - path[path.length - 1].repliedAt };
+};
+
+const gapText = (g) => (g ? `before the first call ${g.before} ms, between calls ${g.between.join(' / ')} ms, after the last ${g.after} ms` : 'n/a');
 
 export default {
   name: 'answer',
@@ -49,13 +64,15 @@ export default {
         const runs = [];
         for (let i = 0; i < RUNS; i++) runs.push(await runOnce(ctx, scenario, recipe));
         const calls = runs[0].purposes.filter((p) => p !== 'parametric').length;
-        measured[recipe] = { ms: median(runs.map((r) => r.ms)), calls, confidence: runs[0].confidence, purposes: runs[0].purposes };
+        const mid = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
+        measured[recipe] = { ms: mid.ms, calls, confidence: runs[0].confidence, purposes: runs[0].purposes, gaps: mid.gaps };
       }
       const pathMs = measured.paper.calls * LATENCY_MS;
       ctx.log(`  ${scenario}: confidence ${measured.ours.confidence}; sequential path of the paper recipe ${measured.paper.calls} calls × ${LATENCY_MS} ms = ${pathMs} ms`);
       for (const recipe of ['paper', 'ours']) {
         const m = measured[recipe];
         ctx.log(`    ${recipe.padEnd(5)} ${m.ms.toFixed(0)} ms, ${m.calls} calls on the path (${m.purposes.join(', ')}): ×${(m.ms / pathMs).toFixed(2)} of the path`);
+        ctx.log(`          outside the model: ${gapText(m.gaps)}`);
       }
       const ratio = measured.ours.ms / pathMs;
       const target = scenario === 'agree' ? 0.8 : 1.05;
