@@ -38,6 +38,14 @@ export declare const createMediaWikiStandIn: (options?: {
   retryAfterSeconds?: number;
   latencyMs?: number;
   now?: () => number;
-}) => { handle: Handle; retryUntil(): number; stats(): MediaWikiStats };
+}) => {
+  handle: Handle;
+  retryUntil(): number;
+  stats(): MediaWikiStats;
+  /** Requests whose decoded query string matches `pattern`. */
+  received(pattern: RegExp): number;
+  /** Of those, the ones answered successfully. */
+  answered(pattern: RegExp): number;
+};
 
 export declare const serveStandIn: (handle: Handle, options?: { port?: number; host?: string; path?: string }) => Promise<{ url: string; close(): Promise<void> }>;
