@@ -96,8 +96,10 @@ export const record = (s: GateState, report: GateReport, now: number, p: GatePol
   s.spent = s.spent.filter(([at]) => at > now - WINDOW_MS);
   s.errors = s.errors.filter((t) => t > now - WINDOW_MS);
   if (!p.enforce || report.status < 0) return;
-  s.spent.push([now - report.ms, report.ms]);
-  if (report.status === 0 || report.status === 429 || report.status >= 500) s.errors.push(now);
+  // Kept only for a budget that reads them: a model's gate has none, and its state stays small however busy it is
+  // (the state is written back after every request).
+  if (p.queryMsPerMinute !== undefined) s.spent.push([now - report.ms, report.ms]);
+  if (p.errorsPerMinute !== undefined && (report.status === 0 || report.status === 429 || report.status >= 500)) s.errors.push(now);
   if (report.backoffMs !== undefined && now + report.backoffMs > s.backoffUntil) {
     s.backoffUntil = now + report.backoffMs;
     s.backoffReason = report.backoffReason;
