@@ -3,6 +3,9 @@ export interface StubRequest {
   purpose: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;
+  /** When the request arrived, and when its answer was sent (epoch ms; absent while it is being answered). */
+  receivedAt: number;
+  repliedAt?: number;
 }
 export interface Stub {
   port: number;

@@ -27,7 +27,7 @@
 //   POST /__latency  {"ms": 200, "chunkMs": 30}   time before the reply starts; a streamed reply (`stream: true`) then
 //                    comes in 16-character chunks `chunkMs` apart, and a whole reply when its last chunk would
 //                    (also --latency N --chunk-ms N; default 0: all at once)
-//   GET  /__requests                                                the requests received (method, headers, body)
+//   GET  /__requests                                                the requests received (purpose, headers, body, receivedAt, repliedAt)
 //   POST /__reset
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
