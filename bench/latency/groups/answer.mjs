@@ -24,7 +24,6 @@ export const SCENARIOS = {
   disagree: { agent: agentTurns('SELECT ?country WHERE { wd:Q187364 wdt:P27 ?country . }', 'United States of America') },
 };
 
-
 /** One run of a scenario under a recipe: wall time, the model calls it made, and what the run said. */
 const runOnce = async (ctx, scenario, recipe) => {
   await ctx.stub.reset();
