@@ -47,9 +47,6 @@ export const addPromptReuse = (usage: Usage, purpose: Purpose, chars: number, re
 /** Measures every prompt that goes out through `inner` against the previous one of its purpose (only calls that got an answer). */
 export const reuseMeter = (inner: LLM, history: PromptHistory, usage: Usage): LLM => ({
   ...inner,
-  provider: inner.provider,
-  model: inner.model,
-  acceptsImages: inner.acceptsImages,
   async chat(request) {
     const result = await inner.chat(request);
     const text = promptText(request.messages);

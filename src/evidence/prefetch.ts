@@ -12,13 +12,6 @@ const MAX_PAGES = 4;
 /** A prefetch is not started when less of the run's wall time is left than this. */
 const MIN_REMAINING_MS = 2_000;
 
-export interface PrefetchCounts {
-  /** Pages fetched ahead of a read. */
-  started: number;
-  /** Reads served by one of them. */
-  hits: number;
-}
-
 interface Entry {
   page: Promise<Page | null>;
   failed: boolean;

@@ -30,6 +30,17 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
   afterAll(() => ui?.close());
 
   const openPage = (path: string, viewport?: { width: number; height: number }) => ui.openPage(path, viewport);
+  /** Asks the Forrest Gump question in agent mode through the form: the page once the answer's badge shows, and the run as the API holds it. */
+  const askForrestGumpInAgentMode = async <Run>() => {
+    const { page, problems } = await openPage('/');
+    await page.fill('#question', 'In which city was the director of Forrest Gump born?');
+    await page.selectOption('#mode', 'agent');
+    await page.click('#ask-button');
+    await page.waitForSelector('.answer .badge', { timeout: 60_000 });
+    const runId = new URL(page.url()).pathname.split('/').pop();
+    const run = (await (await fetch(`${base}/v1/runs/${runId}`)).json()) as Run;
+    return { page, problems, run };
+  };
 
   /** Presses Tab until the focused element matches, as a keyboard-only person would (at most 60 presses). */
   const tabTo = async (page: Page, selector: string) => {
@@ -115,13 +126,7 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     const query = 'SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }';
     // Wikidata's answer stands in the query result; the model's own knowledge agrees, which counts for nothing.
     stub.setScript({ agent: [`Thought: query\nAction: runQuery\nAction Input: ${query}`, 'Thought: done\nFinal Answer: Chicago'], parametric: ['Chicago'], final: ['Chicago'] });
-    const { page, problems } = await openPage('/');
-    await page.fill('#question', 'In which city was the director of Forrest Gump born?');
-    await page.selectOption('#mode', 'agent');
-    await page.click('#ask-button');
-    await page.waitForSelector('.answer .badge', { timeout: 60_000 });
-    const runId = new URL(page.url()).pathname.split('/').pop();
-    const run = (await (await fetch(`${base}/v1/runs/${runId}`)).json()) as { agreementSources: string[]; citations: Array<{ verified: boolean }> };
+    const { page, problems, run } = await askForrestGumpInAgentMode<{ agreementSources: string[]; citations: Array<{ verified: boolean }> }>();
     expect(run.agreementSources).toEqual(['wikidata']);
     expect(await page.textContent('.answer .badge')).toBe('Verified in one source: Wikidata');
     const verified = await page.locator('.citation.verified').allTextContents();
@@ -135,13 +140,7 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     const query = 'SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }';
     // Wikidata's query says Chicago, but the merge writes Houston: nothing the run read backs the answer given.
     stub.setScript({ agent: [`Thought: query\nAction: runQuery\nAction Input: ${query}`, 'Thought: done\nFinal Answer: Chicago'], parametric: ['Houston'], final: ['Houston'] });
-    const { page, problems } = await openPage('/');
-    await page.fill('#question', 'In which city was the director of Forrest Gump born?');
-    await page.selectOption('#mode', 'agent');
-    await page.click('#ask-button');
-    await page.waitForSelector('.answer .badge', { timeout: 60_000 });
-    const runId = new URL(page.url()).pathname.split('/').pop();
-    const run = (await (await fetch(`${base}/v1/runs/${runId}`)).json()) as { answer: string; confidence: string; agreementSources: string[] };
+    const { page, problems, run } = await askForrestGumpInAgentMode<{ answer: string; confidence: string; agreementSources: string[] }>();
     expect(run).toMatchObject({ answer: 'Houston', confidence: 'none', agreementSources: [] });
     expect(await page.textContent('.answer .badge')).toBe('Not verified: no evidence this run read contains the answer');
     expect(await page.locator('.citation.verified').count()).toBe(0);
