@@ -2,7 +2,7 @@ import { contextWindow } from '../../engine/context-window';
 import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import { recipeOf, type Recipe } from '../../engine/recipe';
 import { I_DONT_KNOW } from '../../engine/attribution/attribute';
-import type { AnswerDraft, RunContext, StepEvent, Strategy } from '../../engine/types';
+import type { AnswerDraft, RunContext, StepEvent, StepOutcome, Strategy } from '../../engine/types';
 import { restrictLibrary, type SelectionMode } from '../../fewshot';
 import { answerEntities, entitiesFromTrace } from './answer-entities';
 import { chooseExamples, defaultLibrary, libraryNameFor, readSelectionMode, type LibraryLoader } from './examples';
@@ -288,10 +288,16 @@ const singleSourceAnswer = (state: AgentState, answers: Record<string, string>):
   return answers.agent ?? answers[source] ?? I_DONT_KNOW;
 };
 
-/** The answer without the merge call, when the sources verified in the evidence agree (agreed.ts); else undefined. */
-const agreedFinal = (state: AgentState, ctx: RunContext) => {
+/**
+ * The run's ending without the merge call, when the sources verified in the evidence agree (agreed.ts): the step's
+ * own events (`before`), the note that the merge is skipped, and the answer with its entities; else undefined.
+ */
+const agreedEnding = async (state: AgentState, ctx: RunContext, before: StepEvent[] = []): Promise<StepOutcome<AgentState> | undefined> => {
   const answers = agentAnswers(state);
-  return agreedAnswer(ctx, { turns: state.turns, answers, claims: traceClaims(answers, state.turns), style: readStyle(ctx.request.options), recipe: state.recipe });
+  const agreed = agreedAnswer(ctx, { turns: state.turns, answers, claims: traceClaims(answers, state.turns), style: readStyle(ctx.request.options), recipe: state.recipe });
+  if (!agreed) return undefined;
+  const entities = await answerEntities(ctx, state.turns, agreed.draft.answer);
+  return { state, done: true, events: [...before, ...agreed.events, { type: 'answer', data: { ...agreed.draft, entities } }] };
 };
 
 /**
@@ -316,10 +322,8 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
         const next = await stepAgentLoop(state, ctx);
         // The last agent turn and an answer that needs no model call end in one step: one wake-up (alarm and commit)
         // fewer between the final turn and the answer. Any step that would call the model stays a step of its own.
-        const agreed = next.state.phase === 'final' && (next.state.scope ?? 'hybrid') === 'hybrid' ? agreedFinal(next.state, ctx) : undefined;
-        if (!agreed) return next;
-        const entities = await answerEntities(ctx, next.state.turns, agreed.draft.answer);
-        return { state: next.state, done: true, events: [...next.events, ...agreed.events, { type: 'answer', data: { ...agreed.draft, entities } }] };
+        const ended = next.state.phase === 'final' && (next.state.scope ?? 'hybrid') === 'hybrid' ? await agreedEnding(next.state, ctx, next.events) : undefined;
+        return ended ?? next;
       }
       const answers = agentAnswers(state);
       if ((state.scope ?? 'hybrid') !== 'hybrid') {
@@ -329,18 +333,14 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
         return { state, done: true, events: [{ type: 'answer', data }] };
       }
       const o = ctx.request.options ?? {};
-      const claims = traceClaims(answers, state.turns);
       // A run stored before the answer joined the final turn's step reaches it here.
-      const agreed = agreedFinal(state, ctx);
-      if (agreed) {
-        const entities = await answerEntities(ctx, state.turns, agreed.draft.answer);
-        return { state, done: true, events: [...agreed.events, { type: 'answer', data: { ...agreed.draft, entities } }] };
-      }
+      const ended = await agreedEnding(state, ctx);
+      if (ended) return ended;
       const answer = await mergeFinalAnswer(ctx, {
         question: ctx.request.question,
         turns: state.turns,
         answers,
-        claims,
+        claims: traceClaims(answers, state.turns),
         style: readStyle(o),
         abstain: o.abstain === true,
         recipe: state.recipe,
