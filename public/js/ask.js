@@ -344,8 +344,7 @@ const initContext = () => {
     if (file) {
       try {
         given.passages = parsePassagesText(await file.text());
-        const n = Object.keys(given.passages).length;
-        given.passagesNote = ` (${file.name}: ${n} passage${n === 1 ? '' : 's'}; only those a cell links to are sent)`;
+        given.passagesNote = ` (${file.name}: ${plural(Object.keys(given.passages).length, 'passage')}; only those a cell links to are sent)`;
       } catch (err) {
         given.passagesNote = ` ${err.message}`;
       }
@@ -364,7 +363,7 @@ const initContext = () => {
       return;
     }
     status.textContent = given.pages.length
-      ? `${given.pages.length} page${given.pages.length === 1 ? '' : 's'}: ${given.pages.map((p) => p.url).join(', ')}.`
+      ? `${plural(given.pages.length, 'page')}: ${given.pages.map((p) => p.url).join(', ')}.`
       : 'No pages chosen: rag mode reads the top Wikipedia pages for the question instead.';
   });
   showContextFields();

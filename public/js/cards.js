@@ -49,12 +49,11 @@ const citationList = (citations, backing) =>
         const href = safeHref(c.url);
         const name = SOURCE_NAMES[c.source] ?? c.source;
         const where = href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer nofollow' }, c.kind) : c.kind;
-        if (c.verified && !backing.has(c.source)) {
-          return h('li', { class: 'citation other-answer' }, `${name} (its own answer, not the one given): “${c.quote}” `, h('span', { class: 'kind' }, '('), where, h('span', { class: 'kind' }, ')'));
-        }
+        const item = (cls, text) => h('li', { class: `citation ${cls}` }, text, h('span', { class: 'kind' }, '('), where, h('span', { class: 'kind' }, ')'));
+        if (c.verified && !backing.has(c.source)) return item('other-answer', `${name} (its own answer, not the one given): “${c.quote}” `);
         return c.verified
-          ? h('li', { class: 'citation verified' }, `${name}: “${c.quote}” `, h('span', { class: 'kind' }, '('), where, h('span', { class: 'kind' }, ')'))
-          : h('li', { class: 'citation unverified' }, `${name}: not verified — the ${c.kind === 'missing' ? 'record it names is not in this run' : 'evidence it read does not contain this answer'} `, h('span', { class: 'kind' }, '('), where, h('span', { class: 'kind' }, ')'));
+          ? item('verified', `${name}: “${c.quote}” `)
+          : item('unverified', `${name}: not verified — the ${c.kind === 'missing' ? 'record it names is not in this run' : 'evidence it read does not contain this answer'} `);
       }),
     ),
   );
