@@ -3,6 +3,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as z from 'zod';
 import type { AgentRun } from '../../durable-objects/agent-run';
 import { loadConfig } from '../config';
+import type { Delta } from '../engine/live-deltas';
 import type { RunView } from '../engine/run-view';
 import { SSE_HEADERS } from '../engine/sse';
 import type { AnswerData, Citation, Confidence, EventType, RunStatus, Usage } from '../engine/types';
@@ -13,6 +14,7 @@ import { chatRequestSchema, type ChatRequestBody } from './chat-schema';
 import { sourcesText } from './chat-sources';
 import { HttpError } from './errors';
 import { idempotencyHeaders, idempotentRunId } from './idempotency';
+import { liveDraft } from './live-draft';
 import { parseModel } from './models';
 import { runEvents, runStub, waitForRun } from './run-stub';
 import { chatCompletionSchema } from './response-schemas';
@@ -123,6 +125,10 @@ const readWithin = async <T>(reader: ReadableStreamDefaultReader<T>, ms: number)
  * Turns the run's event stream into chat.completion.chunk frames. If the run's object is evicted mid-stream its
  * event stream just ends; we reopen it after the last event seen (the run resumes from storage), so the client
  * sees one uninterrupted completion.
+ *
+ * The model's text as it is written (the run's live `delta` events) goes out as `reasoning_content`, never as
+ * `content`: a client concatenates `content`, and a call's text may be retried or differ from the answer composed
+ * after it. `content` is only ever the `answer` event's text, so it ends up exactly the run's answer.
  */
 const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Response, runId: string, model: string, citeSources: boolean): ReadableStream<Uint8Array> => {
   const id = completionId(runId);
@@ -136,11 +142,17 @@ const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Respon
   let lastEventAt = Date.now();
   let reader: ReadableStreamDefaultReader<string> | undefined = first.body?.pipeThrough(new TextDecoderStream()).getReader();
   let pending: Uint8Array[] = [];
+  const draft = liveDraft();
+  const reasoning = (text: string) => (text ? [chunk({ reasoning_content: text })] : []);
 
   const frames = (block: EventSourceMessage): Uint8Array[] => {
     if (!block.event || !block.data) return [];
     if (block.id !== undefined) lastId = Number(block.id);
     lastEventAt = Date.now();
+    if (block.event === 'delta') {
+      // Text written after the answer went out would only trail it; the answer is what the client reads last.
+      return answered ? [] : reasoning(draft.delta(JSON.parse(block.data) as Delta));
+    }
     const type = block.event as EventType;
     const data = JSON.parse(block.data) as Record<string, unknown>;
     if (type === 'answer') {
@@ -170,7 +182,7 @@ const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Respon
       return out;
     }
     const line = reasoningLine(type, data);
-    return line ? [chunk({ reasoning_content: line })] : [];
+    return line ? reasoning(draft.step(type, line, data)) : [];
   };
 
   // One parser per opened stream: a half-read frame of a broken stream must not leak into the reopened one.
@@ -217,6 +229,7 @@ const chunkStream = (freshStub: () => DurableObjectStub<AgentRun>, first: Respon
         if (read.done) {
           reader = undefined;
           parser = newParser();
+          for (const f of reasoning(draft.reopened())) controller.enqueue(f);
           continue;
         }
         parser.feed(read.value);
@@ -240,7 +253,10 @@ const chatRoute = createRoute({
   path: '/v1/chat/completions',
   operationId: 'chatCompletions',
   summary: 'OpenAI-compatible chat completions: model = variant or variant:mode; the last user message is the question',
-  description: `Streams reasoning steps as \`reasoning_content\` deltas and the answer as \`content\`, usage in the final chunk, then \`data: [DONE]\`. ${LIMITS_TEXT}`,
+  description:
+    'With `stream: true`: each reasoning step, and the model\'s text as it is written (labelled per model call, a retried call marked), as `reasoning_content` deltas; ' +
+    'the run\'s final answer as `content`, exactly and only once it is composed (the model\'s draft may differ from it); usage in the final chunk, then `data: [DONE]`. ' +
+    LIMITS_TEXT,
   middleware: [cappedJsonBody()],
   request: { headers: idempotencyHeaders, body: jsonBody(named('ChatCompletionRequest', withModeOptions(chatRequestSchema))) },
   responses: {

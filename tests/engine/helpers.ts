@@ -37,3 +37,25 @@ export const parseSse = (text: string, options: { deltas?: boolean } = {}): SseE
 };
 
 export const readSse = async (res: Response, options: { deltas?: boolean } = {}) => parseSse(await res.text(), options);
+
+/**
+ * A Workers AI binding that streams one piece per call: the first call's stream breaks after `first` (a connection
+ * reset), every later call sends `then` and ends; so a provider with one retry answers `then`.
+ */
+export const breaksOnce = (first: string, then: string): Ai => {
+  const encoder = new TextEncoder();
+  let calls = 0;
+  return {
+    run: async () => {
+      const broken = ++calls === 1;
+      let pulls = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (pulls++ === 0) return controller.enqueue(encoder.encode(`data: ${JSON.stringify({ response: broken ? first : then })}\n\n`));
+          if (broken) controller.error(new Error('connection reset'));
+          else controller.close();
+        },
+      });
+    },
+  } as unknown as Ai;
+};

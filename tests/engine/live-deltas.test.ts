@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { coalescer, liveLLM, stopGuard, type Delta } from '../../src/engine/live-deltas';
 import { installModel, installScript } from '../../src/llm/scripted';
 import { workersAIProvider } from '../../src/llm/workers-ai';
-import { get, post, readSse, type SseEvent } from './helpers';
+import { breaksOnce, get, post, readSse, type SseEvent } from './helpers';
 
 /** One tick first, so the stream is followed before the answer's model call starts. */
 const streamedRun = (question: string) =>
@@ -85,22 +85,8 @@ describe('streamed answers', () => {
 
 describe('delta shaping', () => {
   it('marks the first delta after a retried attempt, so a client drops what the broken attempt showed', async () => {
-    const encoder = new TextEncoder();
-    let calls = 0;
-    const ai = {
-      run: async () => {
-        const first = ++calls === 1;
-        let pulls = 0;
-        return new ReadableStream<Uint8Array>({
-          pull(controller) {
-            if (pulls++ === 0) return controller.enqueue(encoder.encode(`data: ${JSON.stringify({ response: first ? 'Lyon and ' : 'Paris' })}\n\n`));
-            // The first attempt's connection breaks after its first piece.
-            if (first) controller.error(new Error('connection reset'));
-            else controller.close();
-          },
-        });
-      },
-    } as unknown as Ai;
+    // The first attempt's connection breaks after its first piece.
+    const ai = breaksOnce('Lyon and ', 'Paris');
     const sent: Delta[] = [];
     const llm = liveLLM(workersAIProvider(ai, { budget: { maxBytes: 64 * 1024, timeoutMs: 5_000 }, maxRetries: 1 }), {
       listening: () => true,

@@ -1,8 +1,11 @@
 import { exports } from 'cloudflare:workers';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { installScript } from '../../src/llm/scripted';
+import { installModel, installScript } from '../../src/llm/scripted';
+import { workersAIProvider } from '../../src/llm/workers-ai';
 import { sourcesText } from '../../src/api/chat-sources';
+import { liveDraft } from '../../src/api/live-draft';
+import { breaksOnce } from '../engine/helpers';
 import { CHICAGO_QUESTION, chicagoAgentScript } from '../hqa/fixtures';
 
 const client = () =>
@@ -42,16 +45,17 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     expect(JSON.stringify(llm.requests[0].messages)).not.toContain('capital of Italy');
   });
 
-  it('streams reasoning steps as reasoning_content before the answer', async () => {
-    installScript({ final: ['three ticks'] });
-    const stream = await client().chat.completions.create({ model: 'crag:test-tool-loop', stream: true, messages: [{ role: 'user', content: 'tick please' }] });
-    const order: string[] = [];
+  /** The stream's text per field, and the order the pieces came in. */
+  const readChat = async (stream: AsyncIterable<any>) => {
+    const order: Array<'reasoning' | 'content'> = [];
+    const pieces: string[] = [];
     let reasoning = '';
     let content = '';
     for await (const chunk of stream) {
       const d = chunk.choices[0]?.delta as Delta | undefined;
       if (d?.reasoning_content) {
         reasoning += d.reasoning_content;
+        pieces.push(d.reasoning_content);
         order.push('reasoning');
       }
       if (d?.content) {
@@ -59,11 +63,43 @@ describe('POST /v1/chat/completions with the official openai client', () => {
         order.push('content');
       }
     }
+    return { order, pieces, reasoning, content };
+  };
+
+  it('streams reasoning steps as reasoning_content before the answer', async () => {
+    installScript({ final: ['three ticks'] });
+    const stream = await client().chat.completions.create({ model: 'crag:test-tool-loop', stream: true, messages: [{ role: 'user', content: 'tick please' }] });
+    const { order, reasoning, content } = await readChat(stream);
     expect(content).toBe('three ticks');
     expect(reasoning).toContain('I need tick 1.');
     expect(reasoning).toContain('Action: tick(');
     expect(reasoning).toContain('Observation: tick 3 done');
     expect(order.indexOf('content')).toBe(order.length - 1);
+  });
+
+  it("streams the model's text as it is written as reasoning_content, and the run's answer alone as content", async () => {
+    installScript({ final: [{ pieces: ['The answer ', 'is ', '42.'], gapMs: 60 }] });
+    const { data: stream, response } = await client()
+      .chat.completions.create({ model: 'crag:test-tool-loop', stream: true, messages: [{ role: 'user', content: 'six times seven?' }], options: { calls: 1, delayMs: 50 } } as never)
+      .withResponse();
+    const { order, pieces, reasoning, content } = await readChat(stream as unknown as AsyncIterable<any>);
+    // Three pieces 60 ms apart: the model's text comes in more than one reasoning frame, all before the answer.
+    expect(reasoning).toContain('Model (final): The answer is 42.');
+    expect(pieces.filter((p) => /The answer|is |42/.test(p)).length).toBeGreaterThan(1);
+    expect(order.filter((o) => o === 'content')).toEqual(['content']);
+    expect(order.at(-1)).toBe('content');
+    const run = (await (await exports.default.fetch(`http://localhost/v1/runs/${response.headers.get('x-run-id')}`)).json()) as any;
+    expect(content).toBe(run.answer);
+  });
+
+  it('marks a retried model call in reasoning_content; content is only the answer of the attempt that counted', async () => {
+    // A Workers AI binding whose first stream breaks after "Lyon and ": the provider retries, the second says "Paris".
+    const ai = breaksOnce('Lyon and ', 'Paris');
+    installModel(workersAIProvider(ai, { budget: { maxBytes: 64 * 1024, timeoutMs: 5_000 }, maxRetries: 1 }));
+    const stream = await client().chat.completions.create({ model: 'mintaka:parametric', stream: true, messages: [{ role: 'user', content: 'Capital of France?' }] });
+    const { reasoning, content } = await readChat(stream);
+    expect(content).toBe('Paris');
+    expect(reasoning).toBe('Model (parametric): Lyon and \n(the parametric call was retried: its text above does not count)\nModel (parametric): Paris');
   });
 
   it('answers without streaming with a chat.completion and the run id', async () => {
@@ -101,12 +137,18 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     chicagoScript();
     const stream = await client().chat.completions.create({ model: 'mintaka:agent', stream: true, messages: [{ role: 'user', content: CHICAGO }], options: { fewshot: 'zero-shot' } } as never);
     let content = '';
+    let reasoning = '';
     const runs: any[] = [];
     for await (const chunk of stream as unknown as AsyncIterable<any>) {
       content += chunk.choices[0]?.delta?.content ?? '';
+      reasoning += chunk.choices[0]?.delta?.reasoning_content ?? '';
       if (chunk.run) runs.push(chunk.run);
     }
     expect(content).toBe('Chicago');
+    // The agent's turns stream as they are written; a thought already shown that way is not repeated as a step line.
+    expect(reasoning).toContain('Model (agent):  I need the director of Forrest Gump.\nAction: wikisearch');
+    expect(reasoning.split('I need the director of Forrest Gump.')).toHaveLength(2);
+    expect(reasoning).toContain('Action: wikisearch(');
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ confidence: 'one_source', agreementSources: ['wikidata'] });
     expect(runs[0].citations.filter((c: { verified: boolean }) => c.verified).map((c: { quote: string }) => c.quote)).toContain('place: Q1297 (Chicago)');
@@ -146,6 +188,34 @@ describe('POST /v1/chat/completions with the official openai client', () => {
       for await (const _ of stream) void _;
     };
     await expect(consume()).rejects.toThrow(/no answer/);
+  });
+});
+
+describe("the model's draft in a chat's reasoning_content", () => {
+  it('labels each call where it resumes, so interleaved calls stay readable, and puts each step on its own line', () => {
+    const draft = liveDraft();
+    const shown = [
+      draft.delta({ call: 1, purpose: 'agent', text: 'Thought: I need the ' }),
+      draft.delta({ call: 2, purpose: 'parametric', answer: true, text: 'Chicago' }),
+      draft.delta({ call: 1, purpose: 'agent', text: 'director.' }),
+      draft.step('action', 'Action: wikisearch(Forrest Gump)\n', { tool: 'wikisearch', input: 'Forrest Gump' }),
+    ].join('');
+    expect(shown).toBe('Model (agent): Thought: I need the \nModel (parametric): Chicago\nModel (agent): director.\nAction: wikisearch(Forrest Gump)\n');
+  });
+
+  it('leaves out a thought the streamed text already showed, and keeps one it did not', () => {
+    const draft = liveDraft();
+    draft.delta({ call: 1, purpose: 'agent', text: ' I need his id.\nAction: getWikidataID' });
+    expect(draft.step('thought', 'I need his id.\n', { text: 'I need his id.' })).toBe('');
+    expect(draft.step('thought', 'Composed without a model call.\n', { text: 'Composed without a model call.' })).toBe('\nComposed without a model call.\n');
+  });
+
+  it('says so when the stream was reopened in the middle of a call, and not otherwise', () => {
+    const draft = liveDraft();
+    expect(draft.reopened()).toBe('');
+    draft.delta({ call: 3, purpose: 'final', answer: true, text: 'The answer' });
+    expect(draft.reopened()).toBe("\n(stream reopened: some of the model's text in between is missing)\n");
+    expect(draft.delta({ call: 3, purpose: 'final', answer: true, text: ' is 42.' })).toBe('Model (final):  is 42.');
   });
 });
 
