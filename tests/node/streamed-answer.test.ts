@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createParser } from 'eventsource-parser';
+import OpenAI from 'openai';
 import { startDev, type DevServer } from '../support/dev-server.mjs';
+import { readChat } from '../support/chat-stream';
 import { startStub, type Stub } from '../support/openai-stub.mjs';
 
 /**
@@ -49,6 +51,22 @@ describe('a streaming model server', () => {
     const run = (await (await fetch(`${dev.url}/v1/runs/${res.headers.get('x-run-id')}`)).json()) as any;
     expect(run.answer).toBe(reply);
     expect(run.timings.firstAnswerTokenMs).toEqual(expect.any(Number));
+  });
+
+  it('reaches an OpenAI chat client as reasoning_content while it is written; content is the run\'s answer, once', async () => {
+    const reply = 'The Nile is the longest river in Africa, at about 6,650 km.';
+    stub.setScript({ parametric: [reply] });
+    const client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: 'k', maxRetries: 0 });
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'mintaka:parametric', stream: true, messages: [{ role: 'user', content: 'What is the longest river in Africa?' }] })
+      .withResponse();
+    const { order, reasoning, content } = await readChat(stream);
+    // The reply comes in 16-character chunks 40 ms apart: several reasoning frames, then the answer alone.
+    expect(reasoning).toBe(`Model (parametric): ${reply}`);
+    expect(order.filter((o) => o === 'reasoning').length).toBeGreaterThan(1);
+    expect(order).toEqual([...order.filter((o) => o === 'reasoning'), 'content']);
+    const run = (await (await fetch(`${dev.url}/v1/runs/${response.headers.get('x-run-id')}`)).json()) as any;
+    expect(content).toBe(run.answer);
   });
 
   it('is not asked to stream when nobody follows the run', async () => {

@@ -6,6 +6,7 @@ import { workersAIProvider } from '../../src/llm/workers-ai';
 import { sourcesText } from '../../src/api/chat-sources';
 import { liveDraft } from '../../src/api/live-draft';
 import { breaksOnce } from '../engine/helpers';
+import { readChat } from '../support/chat-stream';
 import { CHICAGO_QUESTION, chicagoAgentScript } from '../hqa/fixtures';
 
 const client = () =>
@@ -44,27 +45,6 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     expect(JSON.stringify(llm.requests[0].messages)).toContain('capital of France');
     expect(JSON.stringify(llm.requests[0].messages)).not.toContain('capital of Italy');
   });
-
-  /** The stream's text per field, and the order the pieces came in. */
-  const readChat = async (stream: AsyncIterable<any>) => {
-    const order: Array<'reasoning' | 'content'> = [];
-    const pieces: string[] = [];
-    let reasoning = '';
-    let content = '';
-    for await (const chunk of stream) {
-      const d = chunk.choices[0]?.delta as Delta | undefined;
-      if (d?.reasoning_content) {
-        reasoning += d.reasoning_content;
-        pieces.push(d.reasoning_content);
-        order.push('reasoning');
-      }
-      if (d?.content) {
-        content += d.content;
-        order.push('content');
-      }
-    }
-    return { order, pieces, reasoning, content };
-  };
 
   it('streams reasoning steps as reasoning_content before the answer', async () => {
     installScript({ final: ['three ticks'] });
