@@ -6,14 +6,16 @@ import { reasoningLine } from '../api/chat-completions';
 import { HttpError } from '../api/errors';
 import { runEvents, waitForRun } from '../api/run-stub';
 import { answerRequestSchema } from '../api/schemas';
+import type { Delta } from '../engine/live-deltas';
 import type { EventType } from '../engine/types';
+import { draftProgress } from './draft-progress';
 import { textResult } from './evidence-tools';
 import { inputJsonSchema } from './json-schema';
 
 /**
  * The `answer` MCP tool: one run, as POST /v1/answer would start it (same validation, same owner), followed through
- * its event stream. Each stored step becomes a progress notification when the client sent a progress token; the
- * result is the answer as text plus {runId, status, answer, confidence, agreementSources, citations} as structured content.
+ * its event stream. Each stored step, and the model's text as it is written, becomes a progress notification when the
+ * client sent a progress token; the result is the answer as text plus {runId, status, answer, confidence, agreementSources, citations} as structured content.
  * The caller supplies no `context`: MCP requests stay within the 64 KB body limit.
  */
 
@@ -22,7 +24,8 @@ const answerInput = answerRequestSchema.omit({ context: true });
 export const describeAnswerTool = (): McpTool => ({
   name: 'answer',
   description:
-    'Answer a factual question over Wikipedia and Wikidata with the HQA agent (or another mode). Sends a progress notification per reasoning step; ' +
+    'Answer a factual question over Wikipedia and Wikidata with the HQA agent (or another mode). Sends a progress notification per reasoning step, ' +
+    'and the model\'s text as it is written in gathered progress messages; ' +
     'returns the answer, its confidence (agreement of the sources that answered from evidence), the citations checked against the run\'s evidence, and the runId ' +
     '(GET /v1/runs/{runId} has the whole trace).',
   inputSchema: inputJsonSchema(answerInput),
@@ -44,22 +47,43 @@ const progressMessage = (type: string, data: Record<string, unknown>): string | 
   return reasoningLine(type as EventType, data)?.trim();
 };
 
-/** Reads the run's events until `done` (or the stream ends), reporting each as progress. */
+/**
+ * Reads the run's events until `done` (or the stream ends), reporting each stored step as progress numbered by its
+ * event id, and the model's text as it is written (live deltas, which have no id) in gathered messages numbered
+ * between the last step's id and the next, so `progress` still only grows.
+ */
 const follow = async (call: AnswerCall, body: ReadableStream<Uint8Array> | null) => {
   if (!body) return;
   let done = false;
-  const pending: Array<{ id: number; message: string }> = [];
+  let lastId = 0;
+  let sinceStep = 0;
+  const draft = draftProgress();
+  const pending: Array<{ progress: number; message: string }> = [];
+  const pushDraft = (messages: string[]) => {
+    for (const message of messages) pending.push({ progress: lastId + 1 - 1 / (2 + sinceStep++), message });
+  };
   const parser = createParser({
     onEvent: (m) => {
-      if (m.event === 'done') done = true;
+      if (m.event === 'done') {
+        done = true;
+        pushDraft(draft.flush());
+      }
       let data: Record<string, unknown> = {};
       try {
         data = JSON.parse(m.data) as Record<string, unknown>;
       } catch {
         return;
       }
+      if (m.event === 'delta') {
+        if (call.progressToken !== undefined) pushDraft(draft.delta(data as unknown as Delta));
+        return;
+      }
       const message = progressMessage(m.event ?? '', data);
-      if (message) pending.push({ id: Number(m.id), message: message.slice(0, 500) });
+      if (!message || m.id === undefined) return;
+      pushDraft(draft.flush());
+      lastId = Number(m.id);
+      sinceStep = 0;
+      pending.push({ progress: lastId, message: message.slice(0, 500) });
     },
   });
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
@@ -70,7 +94,7 @@ const follow = async (call: AnswerCall, body: ReadableStream<Uint8Array> | null)
       parser.feed(value);
       for (const p of pending.splice(0)) {
         if (call.progressToken === undefined) continue;
-        await call.notify({ method: 'notifications/progress', params: { progressToken: call.progressToken, progress: p.id, message: p.message } });
+        await call.notify({ method: 'notifications/progress', params: { progressToken: call.progressToken, progress: p.progress, message: p.message } });
       }
     }
   } finally {

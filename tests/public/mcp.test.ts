@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
+import { draftProgress, DRAFT_INTERVAL_MS, DRAFT_MESSAGE_CHARS } from '../../src/mcp/draft-progress';
 import { deployedStyle, uniqueKey } from './helpers';
 import { CHICAGO_QUESTION, chicagoAgentScript } from '../hqa/fixtures';
 
@@ -77,6 +78,51 @@ describe('/mcp with the official MCP client', () => {
     const run = await (await call(`/v1/runs/${structured.runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json<any>();
     expect(run).toMatchObject({ status: 'succeeded', answer: 'three ticks', mode: 'test-tool-loop' });
     await client.close();
+  });
+
+  it("sends the model's text as it is written in progress messages before the answer, between the steps' numbers", async () => {
+    installScript({ final: [{ pieces: ['The answer ', 'is ', '42.'], gapMs: 300 }] });
+    const client = await connect();
+    const progress: Progress[] = [];
+    const result = await client.callTool(
+      { name: 'answer', arguments: { question: 'six times seven?', variant: 'crag', mode: 'test-tool-loop', options: { calls: 1, delayMs: 50 } } },
+      undefined,
+      { onprogress: (p) => progress.push(p) },
+    );
+    expect(textOf(result)).toBe('The answer is 42.');
+    const drafts = progress.filter((p) => p.message?.startsWith('Model (final): '));
+    // Pieces 300 ms apart are not gathered into one message; together they are the whole reply.
+    expect(drafts.length).toBeGreaterThan(1);
+    expect(drafts.map((p) => p.message!.slice('Model (final): '.length)).join('')).toBe('The answer is 42.');
+    expect(progress.indexOf(drafts.at(-1)!)).toBeLessThan(progress.findIndex((p) => p.message === 'answer: The answer is 42.'));
+    // Numbered between the stored steps' event ids: progress only grows, and the steps keep their ids.
+    const numbers = progress.map((p) => p.progress);
+    expect(new Set(numbers).size).toBe(numbers.length);
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+    expect(drafts.every((p) => !Number.isInteger(p.progress))).toBe(true);
+    expect(progress.filter((p) => !drafts.includes(p)).every((p) => Number.isInteger(p.progress))).toBe(true);
+    await client.close();
+  });
+
+  it('gathers the draft into few bounded messages, one call per message, and says when a call was retried', () => {
+    let clock = 0;
+    const draft = draftProgress(() => clock);
+    expect(draft.delta({ call: 1, purpose: 'agent', text: 'Thought: ' })).toEqual(['Model (agent): Thought: ']);
+    expect(draft.delta({ call: 1, purpose: 'agent', text: 'I need ' })).toEqual([]);
+    // Another call's text never joins what waits: the waiting text goes first, the new call's first piece at once.
+    expect(draft.delta({ call: 2, purpose: 'parametric', answer: true, text: 'Chicago' })).toEqual(['Model (agent): I need ', 'Model (parametric): Chicago']);
+    clock += DRAFT_INTERVAL_MS;
+    expect(draft.delta({ call: 2, purpose: 'parametric', answer: true, text: ' is' })).toEqual(['Model (parametric):  is']);
+    expect(draft.delta({ call: 2, purpose: 'parametric', answer: true, retry: true, text: 'Paris' })).toEqual([
+      '(the parametric call was retried: its text so far does not count)',
+      'Model (parametric): Paris',
+    ]);
+    // A long piece goes at once, split into messages of bounded size.
+    const long = draft.delta({ call: 2, purpose: 'parametric', answer: true, text: 'x'.repeat(DRAFT_MESSAGE_CHARS + 10) });
+    expect(long.map((m) => m.length)).toEqual([DRAFT_MESSAGE_CHARS + 'Model (parametric): '.length, 10 + 'Model (parametric): '.length]);
+    expect(draft.delta({ call: 2, purpose: 'parametric', answer: true, text: 'tail' })).toEqual([]);
+    expect(draft.flush()).toEqual(['Model (parametric): tail']);
+    expect(draft.flush()).toEqual([]);
   });
 
   it('the answer tool returns the run\'s own verdict: confidence, agreementSources and the verified citations', async () => {
