@@ -48,9 +48,9 @@ export const liveDraft = () => {
       lastCall = undefined;
       return out;
     },
-    /** The stream was reopened: deltas sent meanwhile are gone for good (they are never replayed). */
+    /** The stream was reopened (a broken stream, or a quiet one): deltas sent meanwhile are gone for good (never replayed). */
     reopened(): string {
-      return lastCall === undefined ? '' : mark("stream reopened: some of the model's text in between is missing");
+      return lastCall === undefined ? '' : mark("stream reopened: some of the model's text in between may be missing");
     },
   };
 };

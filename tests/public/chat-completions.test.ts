@@ -194,7 +194,7 @@ describe("the model's draft in a chat's reasoning_content", () => {
     const draft = liveDraft();
     expect(draft.reopened()).toBe('');
     draft.delta({ call: 3, purpose: 'final', answer: true, text: 'The answer' });
-    expect(draft.reopened()).toBe("\n(stream reopened: some of the model's text in between is missing)\n");
+    expect(draft.reopened()).toBe("\n(stream reopened: some of the model's text in between may be missing)\n");
     expect(draft.delta({ call: 3, purpose: 'final', answer: true, text: ' is 42.' })).toBe('Model (final):  is 42.');
   });
 });
