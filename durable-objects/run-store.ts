@@ -73,10 +73,18 @@ export class RunStore {
 
   /** The context is read once per instance: it does not change, and it can be megabytes. */
   private context: Record<string, unknown> | undefined | null = null;
+  /**
+   * The meta row as this instance last read or wrote it. The instance is the row's only writer, so the text in
+   * SQLite cannot change behind its back; reading it again at every step was the largest CPU cost of a step
+   * (the first SQLite read of each alarm). Set only once a write's transaction has committed.
+   */
+  private metaText: string | undefined;
 
   meta(): RunMeta | undefined {
-    const raw = this.storage.sql.exec<{ value: string }>("SELECT value FROM kv WHERE key = 'meta'").toArray()[0]?.value;
+    this.metaText ??= this.storage.sql.exec<{ value: string }>("SELECT value FROM kv WHERE key = 'meta'").toArray()[0]?.value;
+    const raw = this.metaText;
     if (!raw) return undefined;
+    // Parsed afresh each time: callers change the object they are given.
     const meta = JSON.parse(raw) as RunMeta;
     const context = this.readContext();
     if (context) meta.request = { ...meta.request, context };
@@ -85,9 +93,9 @@ export class RunStore {
 
   create(runId: string, request: RunRequest, now: number, owner: string): RunMeta {
     const meta: RunMeta = { runId, request, status: 'queued', usage: emptyUsage(), steps: 0, startedAt: now, owner };
-    this.storage.transactionSync(() => {
+    this.metaText = this.storage.transactionSync(() => {
       this.writeContext(request);
-      this.writeMeta(meta);
+      return this.writeMeta(meta);
     });
     this.context = request.context;
     return meta;
@@ -113,7 +121,7 @@ export class RunStore {
    * state after this step is kept as well (a fork can start there).
    */
   commit(meta: RunMeta, events: EventInput[], now: number, scrub: (s: string) => string, checkpoint = false): RunEvent[] {
-    return this.storage.transactionSync(() => {
+    const { stored, text } = this.storage.transactionSync(() => {
       let id = this.lastId();
       const stored: RunEvent[] = [];
       for (const e of events) {
@@ -123,7 +131,7 @@ export class RunStore {
         this.storage.sql.exec('INSERT INTO events (id, type, data, at) VALUES (?, ?, ?, ?)', id, e.type, data, now);
         stored.push({ id, type: e.type, data: JSON.parse(data), at: now } as RunEvent);
       }
-      this.writeMeta(meta, scrub);
+      const text = this.writeMeta(meta, scrub);
       if (checkpoint) {
         this.storage.sql.exec(
           'INSERT OR REPLACE INTO checkpoints (step, last_event, state, usage) VALUES (?, ?, ?, ?)',
@@ -133,8 +141,10 @@ export class RunStore {
           JSON.stringify(meta.usage),
         );
       }
-      return stored;
+      return { stored, text };
     });
+    this.metaText = text;
+    return stored;
   }
 
   /** Steps a fork may start after: [step, last event id] in order. */
@@ -164,7 +174,7 @@ export class RunStore {
    * up to the fork point, and the meta — in one transaction.
    */
   seed(meta: RunMeta, events: RawEvent[], checkpoints: Checkpoint[]): void {
-    this.storage.transactionSync(() => {
+    this.metaText = this.storage.transactionSync(() => {
       this.writeContext(meta.request);
       for (const e of events) this.storage.sql.exec('INSERT INTO events (id, type, data, at) VALUES (?, ?, ?, ?)', e.id, e.type, e.data, e.at);
       for (const c of checkpoints) {
@@ -176,14 +186,14 @@ export class RunStore {
           JSON.stringify(c.usage),
         );
       }
-      this.writeMeta(meta);
+      return this.writeMeta(meta);
     });
     this.context = meta.request.context;
   }
 
   /** Updates only the meta row (a fork was added). */
   saveMeta(meta: RunMeta): void {
-    this.writeMeta(meta);
+    this.metaText = this.writeMeta(meta);
   }
 
   /** Stores one recorded request → response; a request seen before keeps its first response. Body already scrubbed. */
@@ -229,9 +239,11 @@ export class RunStore {
     return this.storage.sql.exec<{ id: number | null }>('SELECT MAX(id) AS id FROM events').toArray()[0]?.id ?? 0;
   }
 
-  private writeMeta(meta: RunMeta, scrub: (s: string) => string = (s) => s) {
+  /** Writes the meta row (without the context, stored apart) and returns its text. */
+  private writeMeta(meta: RunMeta, scrub: (s: string) => string = (s) => s): string {
     const { context: _stored, ...request } = meta.request;
-    const row = { ...meta, request };
-    this.storage.sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES ('meta', ?)", storable(scrub(JSON.stringify(row)), 'state'));
+    const text = storable(scrub(JSON.stringify({ ...meta, request })), 'state');
+    this.storage.sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES ('meta', ?)", text);
+    return text;
   }
 }

@@ -52,7 +52,7 @@ export class RunLedger {
     return stored;
   }
 
-  /** Stores the last events and `done`, closes the streams, updates the run index, then answers those who wait. */
+  /** Stores the last events and `done`, closes the streams, answers those who wait, then updates the run index. */
   async finish(meta: RunMeta, status: RunStatus, events: StepEvent[], config: Config): Promise<RunMeta> {
     const finishedAt = Date.now();
     // An answer no model call streamed (composed, or nobody followed) reaches its readers now.
@@ -65,6 +65,13 @@ export class RunLedger {
     // The watchdog armed for this step has nothing left to guard.
     this.storage.deleteAlarm().catch(() => {});
     this.fanout.closeAll();
+    // Those waiting for the result get it before the index hears of the end: the listing asks a run the index still
+    // calls unfinished for its own status. Rendering reads every event back; only do it when someone is waiting.
+    const waiters = this.waiters.splice(0);
+    if (waiters.length) {
+      const view = this.render(ended);
+      for (const resolve of waiters) resolve(view);
+    }
     const answer = [...stored].reverse().find((e) => e.type === 'answer');
     await this.index(() =>
       indexRunStatus(this.db(), meta.runId, {
@@ -73,12 +80,6 @@ export class RunLedger {
         durationMs: finishedAt - meta.startedAt,
       }),
     );
-    // Rendering reads every event back; only do it when someone is waiting for the result.
-    const waiters = this.waiters.splice(0);
-    if (waiters.length) {
-      const view = this.render(ended);
-      for (const resolve of waiters) resolve(view);
-    }
     return ended;
   }
 

@@ -21,6 +21,8 @@ import type { RunEvidence } from './evidence';
 import type { RunLedger } from './ledger';
 
 /** If the object dies mid-step, this alarm (armed before each step) resumes the run. */
+/** How long one alarm invocation goes on from step to step before handing over to a fresh alarm. */
+const STEPS_IN_ONE_ALARM_MS = 20_000;
 const WATCHDOG_MS = 60_000;
 
 /** `options.model` (a fork's `model`) runs the run on another model than the deploy's LLM_MODEL. */
@@ -41,8 +43,9 @@ export interface StepperParts {
 }
 
 /**
- * Drives the run: one strategy step per alarm, with the run's limits around it. Each step's outcome and the state
- * after it are stored together, so a new instance resumes from the last stored step and never repeats one.
+ * Drives the run: strategy steps one after another from an alarm (or from start, see `soon`), with the run's limits
+ * around each. Each step's outcome and the state after it are stored together, so a new instance resumes from the
+ * last stored step and never repeats one.
  */
 export class Stepper {
   /** True while this instance runs a step: a second alarm delivery must not run the same step twice. */
@@ -57,11 +60,27 @@ export class Stepper {
   async alarm(): Promise<void> {
     if (this.stepping) return this.watchdog();
     this.stepping = true;
+    const began = Date.now();
     try {
-      await this.advance();
+      // The next step runs in this invocation while it is young; a fresh alarm takes over after that, so no one
+      // invocation runs for long. Each step is stored before the next begins, so an eviction still resumes there.
+      while ((await this.advance()) === 'next') {
+        if (Date.now() - began >= STEPS_IN_ONE_ALARM_MS) return void (await this.parts.storage.setAlarm(Date.now()));
+      }
     } finally {
       this.stepping = false;
     }
+  }
+
+  /**
+   * Starts stepping as soon as the current call has answered, rather than when the alarm armed beside it is
+   * delivered. The alarm stays armed as the safety net: whichever comes second finds a step running and only keeps
+   * the watchdog armed. A failure here is left to that alarm.
+   */
+  soon(): void {
+    setTimeout(() => {
+      this.alarm().catch((err: unknown) => console.error('run step failed outside an alarm; the alarm retries it', err instanceof Error ? err.message : String(err)));
+    }, 0);
   }
 
   /** Abandons the step in flight (its model or tool call); whatever it returns later is dropped. */
@@ -86,7 +105,8 @@ export class Stepper {
     await ledger.limited(meta, partialOf(meta, config), err, config);
   }
 
-  private async advance(): Promise<void> {
+  /** Runs one step; 'next' when the run goes on. */
+  private async advance(): Promise<'next' | undefined> {
     const { store, storage, ledger, evidence, env } = this.parts;
     const meta = store.meta();
     if (!meta || isTerminal(meta.status)) return;
@@ -100,9 +120,9 @@ export class Stepper {
     if (!llm.ok) return void (await ledger.finish(meta, 'failed', [{ type: 'error', data: { code: 'llm_unavailable', message: llm.reason } }], config));
 
     const now = Date.now();
-    if (meta.steps >= limits.maxSteps) return ledger.limited(meta, strategy.partial?.(meta.state), new LimitError('steps', `the run reached its limit of ${limits.maxSteps} steps`), config);
+    if (meta.steps >= limits.maxSteps) return void (await ledger.limited(meta, strategy.partial?.(meta.state), new LimitError('steps', `the run reached its limit of ${limits.maxSteps} steps`), config));
     const remaining = limits.maxWallMs - (now - meta.startedAt);
-    if (remaining <= 0) return ledger.limited(meta, strategy.partial?.(meta.state), wallTimeError(limits.maxWallMs), config);
+    if (remaining <= 0) return void (await ledger.limited(meta, strategy.partial?.(meta.state), wallTimeError(limits.maxWallMs), config));
 
     // One controller per step: the deadline, a cancel or the watchdog abort the step's model and tool calls.
     const controller = new AbortController();
@@ -182,16 +202,16 @@ export class Stepper {
       ledger.append(next, outcome.events, config, true);
       // A step that ran past the wall time (synchronous work holds the timer back) is kept, and ends the run.
       if (Date.now() - meta.startedAt > limits.maxWallMs) {
-        return ledger.limited(next, strategy.partial?.(outcome.state), wallTimeError(limits.maxWallMs, true), config);
+        return void (await ledger.limited(next, strategy.partial?.(outcome.state), wallTimeError(limits.maxWallMs, true), config));
       }
-      await storage.setAlarm(Date.now());
+      return 'next';
     } catch (err) {
       if (this.endedMeanwhile()) return;
       const reason = controller.signal.aborted ? controller.signal.reason : err;
       stepError = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
       const next: RunMeta = timed({ ...meta, state, usage });
       // A start() that threw leaves no state: partialOf answers null then instead of handing undefined to the strategy.
-      if (reason instanceof LimitError) return ledger.limited(next, partialOf(next, config), reason, config);
+      if (reason instanceof LimitError) return void (await ledger.limited(next, partialOf(next, config), reason, config));
       const code = reason instanceof LLMError || reason instanceof StoredValueTooLarge ? reason.code : 'step_failed';
       const message = reason instanceof Error ? reason.message : String(reason);
       const partial = partialOf(next, config);
