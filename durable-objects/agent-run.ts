@@ -2,6 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { loadConfig, type Config } from '../src/config';
 import { indexRunCreated, OPEN_OWNER, type RunSummary } from '../src/engine/run-index';
 import type { RunView } from '../src/engine/run-view';
+import { runStarted } from '../src/engine/first-event';
 import { SSE_HEADERS } from '../src/engine/sse';
 import { isTerminal, RunCancelled, type RunRequest, type StepEvent } from '../src/engine/types';
 import { runSpan, sendSpans, traceIdFor, tracingOn } from '../src/telemetry/run-tracing';
@@ -29,7 +30,7 @@ const visibleTo = (meta: RunMeta, caller: string | undefined) => caller === unde
 
 /**
  * One object per run. It owns the run's SQLite (RunStore) and answers the API's calls; the work is done by its parts:
- * the Stepper advances the strategy one step per alarm (so an eviction resumes from the last stored step), the
+ * the Stepper advances the strategy step by step from an alarm (so an eviction resumes from the last stored step), the
  * RunLedger writes events and ends runs, the SseFanout streams them, and RunEvidence records and replays evidence.
  */
 export class AgentRun extends DurableObject<Env> {
@@ -66,21 +67,24 @@ export class AgentRun extends DurableObject<Env> {
   /**
    * Stores the request and schedules the first step. Idempotent: a second start of the same run is a no-op.
    * `owner` is the caller's key hash (`key:…`), or absent on an open server; it scopes listing, reading and cancelling.
-   * With `follow`, the answer carries the run's event stream from its first event, subscribed before the first step
-   * can run (so its first model call already streams) and without a second round trip.
+   * With `followAfter`, the answer carries the run's event stream after that event (0: from the first; the API sends
+   * the first itself, see src/engine/first-event.ts), subscribed before the first step can run (so its first model
+   * call already streams) and without a second round trip.
    */
-  async start(runId: string, request: RunRequest, owner?: string, follow = false): Promise<{ created: boolean; events?: Response }> {
-    if (this.store.meta()) return { created: false, ...(follow ? { events: this.stream(0) } : {}) };
+  async start(runId: string, request: RunRequest, owner?: string, followAfter?: number): Promise<{ created: boolean; events?: Response }> {
+    const follow = followAfter !== undefined;
+    if (this.store.meta()) return { created: false, ...(follow ? { events: this.stream(followAfter) } : {}) };
     const config = this.config();
     const now = Date.now();
     const meta = this.store.create(runId, request, now, owner ?? OPEN_OWNER);
     const archiveId = replayArchiveOf(request, config);
     if (archiveId) meta.replay = { archiveId };
-    this.ledger.append(meta, [{ type: 'run', data: { runId, variant: request.variant, mode: request.mode, question: request.question } }], config, true);
-    const events = follow ? this.stream(0) : undefined;
+    this.ledger.append(meta, [runStarted(runId, request)], config, true);
+    const events = follow ? this.stream(followAfter) : undefined;
     // The run index is for listing: written after the first event is on its way (writes keep their order).
     this.ctx.waitUntil(this.ledger.index(() => indexRunCreated(this.env.DB, { runId, owner: owner ?? OPEN_OWNER, question: request.question, variant: request.variant, mode: request.mode, createdAt: now })));
     await this.ctx.storage.setAlarm(now);
+    this.stepper.soon();
     return { created: true, ...(events ? { events } : {}) };
   }
 
@@ -99,6 +103,7 @@ export class AgentRun extends DurableObject<Env> {
     this.store.seed(meta, events, source.checkpoints);
     await this.ledger.index(() => indexRunCreated(this.env.DB, { runId, owner: owner ?? OPEN_OWNER, question: request.question, variant: request.variant, mode: request.mode, createdAt: now }));
     await this.ctx.storage.setAlarm(now);
+    this.stepper.soon();
     return { created: true };
   }
 

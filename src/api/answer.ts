@@ -2,6 +2,8 @@ import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { loadConfig, type Config } from '../config';
 import type { RunRequest } from '../engine/types';
+import { FIRST_EVENT_ID, runStartedFrame } from '../engine/first-event';
+import { firstEventThenRun } from './first-event-stream';
 import { SSE_HEADERS } from '../engine/sse';
 import { createLLM } from '../llm';
 import { availableModes, defaultMode, strategyFor } from '../strategies';
@@ -39,7 +41,7 @@ export const createRun = async (
   body: { question: string; variant?: RunRequest['variant']; mode?: string; context?: object; options?: Record<string, unknown> },
   owner?: string,
   claim: RunIdClaim = freshRunId,
-  how: { follow?: boolean } = {},
+  how: { follow?: boolean; waitUntil?: (p: Promise<unknown>) => void } = {},
 ) => {
   const config = loadConfig(env as unknown as Record<string, unknown>);
   const variant = body.variant ?? config.DEFAULT_VARIANT;
@@ -63,10 +65,16 @@ export const createRun = async (
     ...(options ? { options } : {}),
   };
   const stub = runStub(env, runId);
+  const headers = runHeaders(config, runId, replayed);
   // On a replay the run exists and this is a no-op; it creates the run if the claiming request died before it could.
-  // `follow`: the run's event stream from its first event comes back with the same call.
-  const { events } = await stub.start(runId, request, owner, how.follow ?? false);
-  return { runId, stub, request, replayed, headers: runHeaders(config, runId, replayed), events };
+  if (how.follow && !replayed) {
+    // A new run's first event is known now: it leaves before the object is set up, which goes on behind it.
+    const events = firstEventThenRun(runStartedFrame(config, runId, request), () => stub.start(runId, request, owner, FIRST_EVENT_ID), how.waitUntil);
+    return { runId, stub, request, replayed, headers, events };
+  }
+  // `follow` on a replay: the run's event stream from its first event comes back with the same call.
+  const { events } = await stub.start(runId, request, owner, how.follow ? 0 : undefined);
+  return { runId, stub, request, replayed, headers, events };
 };
 
 const answerRoute = createRoute({
@@ -95,7 +103,7 @@ export const answerRoutes = apiRoutes().openapi(answerRoute, async (c) => {
   const body = c.req.valid('json');
   const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], 'POST /v1/answer', body);
   const follow = wantsEventStream(c.req.header('accept'));
-  const { stub, headers, events } = await createRun(c.env, body, runScope(c), claim, { follow });
+  const { stub, headers, events } = await createRun(c.env, body, runScope(c), claim, { follow, waitUntil: (p) => c.executionCtx.waitUntil(p) });
   // The stream comes back with the start itself, from the `run` event on (a replay: the whole run so far).
   if (follow) return new Response((events ?? (await runEvents(stub, 0))).body, { headers: { ...SSE_HEADERS, ...headers } });
   const view = await waitForRun(stub);

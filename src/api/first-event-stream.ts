@@ -1,0 +1,27 @@
+import { startFailedFrames } from '../engine/first-event';
+import { SSE_HEADERS } from '../engine/sse';
+
+/**
+ * An event stream that starts with `first` at once and goes on with the stream `start` answers with. If the start
+ * fails, the stream says so in an `error` event and ends with `done` (status `failed`): the client already has its
+ * 200 and the run's id, but no run was stored.
+ */
+export const firstEventThenRun = (first: Uint8Array, start: () => Promise<{ events?: Response }>, waitUntil?: (p: Promise<unknown>) => void): Response => {
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  writer.write(first).catch(() => {});
+  const rest = (async () => {
+    try {
+      const { events } = await start();
+      if (!events?.body) throw new Error('the run answered without its event stream');
+      writer.releaseLock();
+      // A client that went away cancels the pipe; the run goes on and stays readable.
+      await events.body.pipeTo(writable).catch(() => {});
+    } catch (err) {
+      for (const frame of startFailedFrames(`the run could not be started: ${err instanceof Error ? err.message : String(err)}`)) await writer.write(frame).catch(() => {});
+      await writer.close().catch(() => {});
+    }
+  })();
+  waitUntil?.(rest);
+  return new Response(readable, { headers: SSE_HEADERS });
+};

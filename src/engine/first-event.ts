@@ -1,0 +1,32 @@
+import type { Config } from '../config';
+import { redact } from './redact';
+import { sseFrame } from './sse';
+import type { RunRequest, StepEvent } from './types';
+import { emptyUsage } from './usage';
+
+/** The id of a new run's first event, the `run` event: nothing is stored before it. */
+export const FIRST_EVENT_ID = 1;
+
+/** A new run's first event: everything in it is known before the run's object exists. */
+export const runStarted = (runId: string, request: RunRequest): StepEvent => ({
+  type: 'run',
+  data: { runId, variant: request.variant, mode: request.mode, question: request.question },
+});
+
+/**
+ * The `run` event as the SSE frame its object will store and replay, byte for byte (scrubbed of secrets the same
+ * way), so the API can send it before the object is set up.
+ */
+export const runStartedFrame = (config: Config, runId: string, request: RunRequest): Uint8Array => {
+  const data = JSON.parse(redact(JSON.stringify(runStarted(runId, request).data), config.secrets)) as Extract<StepEvent, { type: 'run' }>['data'];
+  return sseFrame({ id: FIRST_EVENT_ID, type: 'run', data, at: 0 });
+};
+
+/**
+ * What follows the first event when the run's object could not be set up: an `error` and a `done` (status `failed`),
+ * numbered on from the first, as a run that failed at once would end. No run was stored.
+ */
+export const startFailedFrames = (message: string): Uint8Array[] => [
+  sseFrame({ id: FIRST_EVENT_ID + 1, type: 'error', data: { code: 'start_failed', message }, at: 0 }),
+  sseFrame({ id: FIRST_EVENT_ID + 2, type: 'done', data: { status: 'failed', usage: emptyUsage(), timings: { totalMs: 0, steps: 0, firstAnswerTokenMs: null } }, at: 0 }),
+];
