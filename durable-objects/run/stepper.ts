@@ -21,9 +21,9 @@ import type { RunEvidence } from './evidence';
 import type { RunLedger } from './ledger';
 
 /** If the object dies mid-step, this alarm (armed before each step) resumes the run. */
+const WATCHDOG_MS = 60_000;
 /** How long one alarm invocation goes on from step to step before handing over to a fresh alarm. */
 const STEPS_IN_ONE_ALARM_MS = 20_000;
-const WATCHDOG_MS = 60_000;
 
 /** `options.model` (a fork's `model`) runs the run on another model than the deploy's LLM_MODEL. */
 const withModel = (config: Config, request: RunRequest): Config => {

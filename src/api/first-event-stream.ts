@@ -4,7 +4,7 @@ import { SSE_HEADERS } from '../engine/sse';
 /**
  * An event stream that starts with `first` at once and goes on with the stream `start` answers with. If the start
  * fails, the stream says so in an `error` event and ends with `done` (status `failed`): the client already has its
- * 200 and the run's id, but no run was stored.
+ * 200 and the run's id.
  */
 export const firstEventThenRun = (first: Uint8Array, start: () => Promise<{ events?: Response }>, waitUntil?: (p: Promise<unknown>) => void): Response => {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();

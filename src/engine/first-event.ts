@@ -24,7 +24,8 @@ export const runStartedFrame = (config: Config, runId: string, request: RunReque
 
 /**
  * What follows the first event when the run's object could not be set up: an `error` and a `done` (status `failed`),
- * numbered on from the first, as a run that failed at once would end. No run was stored.
+ * numbered on from the first, as a run that failed at once would end. Whether the object stored the run before it
+ * failed, GET /v1/runs/{id} says.
  */
 export const startFailedFrames = (message: string): Uint8Array[] => [
   sseFrame({ id: FIRST_EVENT_ID + 1, type: 'error', data: { code: 'start_failed', message }, at: 0 }),
