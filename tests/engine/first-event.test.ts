@@ -42,7 +42,7 @@ describe("a streamed run's first event", () => {
     expect(events[2]!.data.status).toBe('failed');
   });
 
-  it('is byte for byte the event the run stores, so a replay from the start and a resume after it agree', async () => {
+  it('is byte for byte the event the run stores, so a replay from the start shows the same first frame', async () => {
     installScript({ parametric: ['Frank Herbert'] });
     const res = await post('/v1/answer', { question: 'Who wrote "Dune" — the 1965 novel?', mode: 'parametric' }, { accept: 'text/event-stream' });
     const runId = res.headers.get('x-run-id')!;
