@@ -65,6 +65,10 @@ export class Stepper {
       // The next step runs in this invocation while it is young; a fresh alarm takes over after that, so no one
       // invocation runs for long. Each step is stored before the next begins, so an eviction still resumes there.
       while ((await this.advance()) === 'next') {
+        // The step just stored must be on disk before the next one acts: a crash in between would otherwise lose
+        // it and run a finished tool call again (in a deploy the output gate holds the next call's requests until
+        // then anyway; locally nothing does).
+        await this.parts.storage.sync();
         if (Date.now() - began >= STEPS_IN_ONE_ALARM_MS) return void (await this.parts.storage.setAlarm(Date.now()));
       }
     } finally {
