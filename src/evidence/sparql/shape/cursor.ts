@@ -64,6 +64,16 @@ export class Cursor {
     return this.next();
   }
 
+  /** One or more of `item`, with a separator between them that `between` recognises at the cursor (and that is passed). */
+  separated<T>(item: () => T, between: () => boolean): T[] {
+    const items = [item()];
+    while (between()) {
+      this.skip();
+      items.push(item());
+    }
+    return items;
+  }
+
   /** A new blank node, as a variable nobody can name. */
   fresh(): Term {
     return { kind: 'var', name: `_:b${this.blanks++}` };

@@ -78,11 +78,7 @@ const KEYWORD_ITEMS = new Map<string, (c: Cursor) => Pattern>([
 
 /** `{ ... } UNION { ... } ...`, or the one group when no UNION follows. */
 const unionOrGroup = (c: Cursor): Pattern => {
-  const branches = [group(c)];
-  while (c.atWord('UNION')) {
-    c.skip();
-    branches.push(group(c));
-  }
+  const branches = c.separated(() => group(c), () => c.atWord('UNION'));
   return branches.length === 1 ? branches[0] : { kind: 'union', branches };
 };
 

@@ -20,18 +20,12 @@ const negatedMember = (c: Cursor): string => {
 const negatedSet = (c: Cursor): Path => {
   const start = c.pos;
   c.skip();
-  const iris: string[] = [];
+  let iris: string[] = [];
   if (c.at('(')) {
     c.skip();
-    if (!c.at(')')) {
-      iris.push(negatedMember(c));
-      while (c.at('|')) {
-        c.skip();
-        iris.push(negatedMember(c));
-      }
-    }
+    if (!c.at(')')) iris = c.separated(() => negatedMember(c), () => c.at('|'));
     c.take(')');
-  } else iris.push(negatedMember(c));
+  } else iris = [negatedMember(c)];
   return { kind: 'negated', iris, text: c.sig.slice(start, c.pos).map((x) => x.text).join('') };
 };
 
@@ -73,20 +67,12 @@ const pathElt = (c: Cursor): Path => {
 };
 
 const pathSequence = (c: Cursor): Path => {
-  const parts = [pathElt(c)];
-  while (c.at('/')) {
-    c.skip();
-    parts.push(pathElt(c));
-  }
+  const parts = c.separated(() => pathElt(c), () => c.at('/'));
   return parts.length === 1 ? parts[0] : { kind: 'sequence', parts };
 };
 
 function pathAlternative(c: Cursor): Path {
-  const parts = [pathSequence(c)];
-  while (c.at('|')) {
-    c.skip();
-    parts.push(pathSequence(c));
-  }
+  const parts = c.separated(() => pathSequence(c), () => c.at('|'));
   return parts.length === 1 ? parts[0] : { kind: 'alternative', parts };
 }
 
