@@ -1,9 +1,9 @@
 import type { EvidenceRecord, RecordedRequest, RecordedResponse } from '../src/evidence/recording';
 import type { EventInput, RunEvent, RunRequest, RunStatus, Usage } from '../src/engine/types';
 import { emptyUsage } from '../src/engine/usage';
+import { migrate } from './run/migrations';
 import { fitEvent, storable } from './stored-value';
 
-const SCHEMA_VERSION = '3';
 /** Recorded evidence bodies are stored in pieces too: one page read or SPARQL result can exceed a value's 2 MB. */
 const BODY_PIECE_CHARS = 400_000;
 /**
@@ -53,22 +53,11 @@ export interface RawEvent {
 /**
  * The run's SQLite: one row of metadata and the append-only event log. Events and the state that
  * produced them are written in one transaction, so after a crash both are there or neither is.
+ * Storage written by older code is brought to the current shape when the store opens (run/migrations.ts).
  */
 export class RunStore {
   constructor(private readonly storage: DurableObjectStorage) {
-    const sql = storage.sql;
-    sql.exec('CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-    const version = sql.exec<{ value: string }>("SELECT value FROM kv WHERE key = 'schema'").toArray()[0]?.value;
-    if (version !== SCHEMA_VERSION) {
-      sql.exec('CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL)');
-      sql.exec('CREATE TABLE IF NOT EXISTS context_pieces (n INTEGER PRIMARY KEY, piece TEXT NOT NULL)');
-      // The evidence the run received: one row per distinct request, bodies content-addressed (same body, one copy).
-      sql.exec('CREATE TABLE IF NOT EXISTS evidence (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, request TEXT NOT NULL, hash TEXT, error TEXT)');
-      sql.exec('CREATE TABLE IF NOT EXISTS evidence_bodies (hash TEXT NOT NULL, n INTEGER NOT NULL, piece TEXT NOT NULL, PRIMARY KEY (hash, n))');
-      // The strategy state after each step, so a fork continues exactly where the parent was.
-      sql.exec('CREATE TABLE IF NOT EXISTS checkpoints (step INTEGER PRIMARY KEY, last_event INTEGER NOT NULL, state TEXT, usage TEXT NOT NULL)');
-      sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES ('schema', ?)", SCHEMA_VERSION);
-    }
+    migrate(storage);
   }
 
   /** The context is read once per instance: it does not change, and it can be megabytes. */

@@ -16,6 +16,9 @@ import { ragStrategy } from './rag';
 import { toolLoopStrategy } from './testing/tool-loop';
 import type { Tool } from '../tools/types';
 
+/** How a stored agent state of an older shape is upgraded (durable-objects/run/migrations.ts). */
+export { withAgentSettings } from './hqa';
+
 /** Every strategy by mode. Strategies never import each other; this is the one place that knows them all. */
 const strategies: Strategy<any>[] = [
   agentStrategy,

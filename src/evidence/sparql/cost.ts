@@ -1,13 +1,10 @@
 import { EvidenceError } from '../types';
-import { isPath, patternVars, type Path, type Pattern, type QueryShape, type Term, type TriplePattern } from './query-shape';
+import { add, mul, type Costing, type Estimate, type GraphStats, type Hazard } from './estimate/costing';
+import { groupCost } from './estimate/group';
+import { tripleCost } from './estimate/triple';
+import { patternVars, type Pattern, type QueryShape } from './query-shape';
 
-/** What the store holds, counted once per engine instance; the estimates scale with it (a live-sized graph too). */
-export interface GraphStats {
-  triples: number;
-  subjects: number;
-  objects: number;
-  predicates: Map<string, { count: number; subjects: number; objects: number }>;
-}
+export type { GraphStats } from './estimate/costing';
 
 /**
  * Estimated intermediate rows one query may build. The engine's own work meter (about 120 units per row) stops
@@ -16,230 +13,54 @@ export interface GraphStats {
  */
 export const MAX_ESTIMATED_ROWS = 150_000;
 
-type Hazard =
-  | { kind: 'cartesian'; left: number; right: number; text: string }
-  | { kind: 'unbound'; text: string }
-  | { kind: 'closure'; text: string; rows: number };
+type Rule<K extends Pattern['kind']> = (k: Costing, p: Extract<Pattern, { kind: K }>, cur: Set<string>) => Estimate;
 
-interface Estimate {
-  /** Rows per incoming binding. */
-  rows: number;
-  /** Rows built on the way, per incoming binding. */
-  work: number;
+/** Parts that are costed by the group around them (after its joins), not joined as parts of their own. */
+const notJoined = (): Estimate => ({ rows: 1, work: 0 });
+
+/** One cost rule per pattern kind: rows per incoming binding of `cur`, and the rows built on the way. */
+const RULES: { [K in Pattern['kind']]: Rule<K> } = {
+  triple: tripleCost,
+  group: (k, p, cur) => groupCost(k, p.items, cur),
+  union: (k, p, cur) => p.branches.map((b) => k.unit(b, cur)).reduce((a, b) => ({ rows: add(a.rows, b.rows), work: add(a.work, b.work) }), { rows: 0, work: 0 }),
+  values: (_k, p, cur) => ({ rows: p.vars.some((v) => cur.has(v)) ? 1 : p.rows, work: p.rows }),
+  subquery: (k, p, cur) => {
+    const inner = queryCost(k, p.query);
+    return { rows: [...patternVars(p)].some((v) => cur.has(v)) ? 1 : inner.rows, work: inner.work };
+  },
+  optional: notJoined,
+  minus: notJoined,
+  filter: notJoined,
+  bind: notJoined,
+};
+
+const unit = (k: Costing, p: Pattern, cur: Set<string>): Estimate => (RULES[p.kind] as Rule<Pattern['kind']>)(k, p, cur);
+
+/** A query's WHERE, its trailing VALUES joined with the result, and LIMIT when nothing needs every row first. */
+function queryCost(k: Costing, q: QueryShape): Estimate {
+  let { rows, work } = unit(k, q.where, new Set());
+  if (q.values) {
+    const e = unit(k, q.values, patternVars(q.where));
+    rows = mul(rows, e.rows);
+    work = add(work, add(e.work, rows));
+  }
+  if (q.limit !== undefined && !q.materialises) rows = Math.min(rows, q.limit);
+  return { rows, work };
 }
 
-const CAP = 1e18;
-const mul = (a: number, b: number) => Math.min(CAP, a * b);
-const add = (a: number, b: number) => Math.min(CAP, a + b);
-
 /**
- * Estimates the rows a query builds, joining each group's parts in the cheapest order (most selective first, then
- * always a part that shares a variable with what is already joined, like the engine's own planner). A part that
+ * Estimates the rows a query builds, joining each group's parts in the cheapest order (estimate/group.ts). A part that
  * shares nothing is a cartesian product: its rows multiply everything joined so far.
  */
 export const estimateCost = (shape: QueryShape, stats: GraphStats): { rows: number; work: number; hazards: Hazard[] } => {
-  const hazards: Hazard[] = [];
-  const nodes = stats.subjects + stats.objects;
-  const avgPredicate = stats.predicates.size ? stats.triples / stats.predicates.size : stats.triples;
-
-  const bound = (t: Term, cur: Set<string>) => t.kind === 'const' || cur.has(t.name);
-
-  const link = (iri: string, s: boolean, o: boolean): number => {
-    const p = stats.predicates.get(iri);
-    if (!p || !p.count) return 0;
-    if (s && o) return 1;
-    if (s) return p.count / Math.max(1, p.subjects);
-    if (o) return p.count / Math.max(1, p.objects);
-    return p.count;
+  const k: Costing = {
+    stats,
+    nodes: stats.subjects + stats.objects,
+    avgPredicate: stats.predicates.size ? stats.triples / stats.predicates.size : stats.triples,
+    hazards: [],
+    unit: (p, cur) => unit(k, p, cur),
   };
-  const anyPredicate = (s: boolean, o: boolean): number =>
-    s && o ? stats.triples / Math.max(1, stats.subjects * stats.objects) : s ? stats.triples / Math.max(1, stats.subjects) : o ? stats.triples / Math.max(1, stats.objects) : stats.triples;
-
-  /** Distinct nodes a path can start from and end at, from the store's counts per predicate. */
-  const ends = (p: Path): { subjects: number; objects: number } => {
-    switch (p.kind) {
-      case 'link': {
-        const c = stats.predicates.get(p.iri);
-        return { subjects: c?.subjects ?? 0, objects: c?.objects ?? 0 };
-      }
-      case 'inverse': {
-        const e = ends(p.path);
-        return { subjects: e.objects, objects: e.subjects };
-      }
-      case 'alternative':
-        return p.parts.map(ends).reduce((a, b) => ({ subjects: a.subjects + b.subjects, objects: a.objects + b.objects }), { subjects: 0, objects: 0 });
-      case 'sequence':
-        return { subjects: ends(p.parts[0]).subjects, objects: ends(p.parts[p.parts.length - 1]).objects };
-      case 'repeat': {
-        // Zero steps end where they start: any node.
-        const e = ends(p.path);
-        return p.mod === '+' ? e : { subjects: nodes, objects: nodes };
-      }
-      case 'negated':
-        return { subjects: stats.subjects, objects: stats.objects };
-    }
-  };
-
-  /** Pairs a path yields per binding of its bound ends; `closure` collects the edges walked by * and +. */
-  const path = (p: Path, s: boolean, o: boolean, walk: { edges: number }): number => {
-    switch (p.kind) {
-      case 'link':
-        return link(p.iri, s, o);
-      case 'inverse':
-        return path(p.path, o, s, walk);
-      case 'alternative':
-        return p.parts.reduce((sum, part) => add(sum, path(part, s, o, walk)), 0);
-      case 'negated':
-        return anyPredicate(s, o);
-      case 'sequence': {
-        // Walked from the bound end: after the first step, each part starts from the node the step before reached.
-        if (!s && o) return [...p.parts].reverse().reduce((r, part) => mul(r, path(part, false, true, walk)), 1);
-        const forward = p.parts.reduce((r, part, k) => mul(r, path(part, s || k > 0, false, walk)), 1);
-        // Both ends bound: the path only checks that they are connected.
-        return s && o ? Math.min(1, forward) : forward;
-      }
-      case 'repeat': {
-        const edges = path(p.path, false, false, { edges: 0 });
-        const zero = p.mod === '+' ? 0 : 1;
-        if (p.mod === '?') return add(path(p.path, s, o, walk), s || o ? 1 : nodes);
-        const touched = Math.min(nodes, 2 * edges);
-        if (s || o) {
-          // From a bound node a closure reaches at most the distinct nodes its steps lead to (objects going forward,
-          // subjects going backward), whatever the depth, and walks the edges that leave those: wdt:P31* from an item
-          // ends among the few classes. (Statistics of the store, not of the query: an upper bound, not a guess.)
-          const e = ends(p.path);
-          const reach = Math.min(touched, edges, s ? e.objects : e.subjects);
-          const fanOut = edges / Math.max(1, s ? e.subjects : e.objects);
-          walk.edges = add(walk.edges, Math.min(edges, mul(add(reach, zero), Math.max(1, fanOut))));
-          return add(reach, zero);
-        }
-        walk.edges = add(walk.edges, edges);
-        // Neither end bound: every start node, then everything reachable from it (and every node to itself for *).
-        return add(mul(touched, Math.min(touched, edges)), zero ? nodes : 0);
-      }
-    }
-  };
-
-  const triple = (t: TriplePattern, cur: Set<string>): Estimate => {
-    const s = bound(t.s, cur);
-    const o = bound(t.o, cur);
-    if (!isPath(t.p)) {
-      if (t.p.kind === 'const') return { rows: link(t.p.iri ?? '', s, o), work: 0 };
-      if (cur.has(t.p.name)) return { rows: s && o ? 1 : s || o ? Math.max(1, avgPredicate / Math.max(1, s ? stats.subjects : stats.objects)) : avgPredicate, work: 0 };
-      if (!s && !o) hazards.push({ kind: 'unbound', text: t.text });
-      return { rows: anyPredicate(s, o), work: 0 };
-    }
-    const walk = { edges: 0 };
-    const rows = path(t.p, s, o, walk);
-    if (walk.edges && !s && !o) hazards.push({ kind: 'closure', text: t.text, rows });
-    // A closure walks its edges once per start node.
-    return { rows, work: walk.edges };
-  };
-
-  const describe = (p: Pattern): string => {
-    if (p.kind === 'triple') return p.text;
-    if (p.kind === 'group') return p.items.map(describe).filter(Boolean).slice(0, 2).join(' . ');
-    if (p.kind === 'union') return `{ ${describe(p.branches[0])} } UNION ...`;
-    if (p.kind === 'values') return `VALUES (${p.vars.map((v) => `?${v}`).join(' ')})`;
-    if (p.kind === 'subquery') return '{ SELECT ... }';
-    return '';
-  };
-
-  const unit = (p: Pattern, cur: Set<string>): Estimate => {
-    switch (p.kind) {
-      case 'triple':
-        return triple(p, cur);
-      case 'group':
-        return group(p.items, cur);
-      case 'union':
-        return p.branches.map((b) => unit(b, cur)).reduce((a, b) => ({ rows: add(a.rows, b.rows), work: add(a.work, b.work) }), { rows: 0, work: 0 });
-      case 'values':
-        return { rows: p.vars.some((v) => cur.has(v)) ? 1 : p.rows, work: p.rows };
-      case 'subquery': {
-        const inner = query(p.query);
-        const vars = patternVars(p);
-        return { rows: [...vars].some((v) => cur.has(v)) ? 1 : inner.rows, work: inner.work };
-      }
-      default:
-        return { rows: 1, work: 0 };
-    }
-  };
-
-  function group(items: Pattern[], outer: Set<string>): Estimate {
-    const cur = new Set(outer);
-    for (const b of items) if (b.kind === 'bind') cur.add(b.variable);
-    let rows = 1;
-    let work = 0;
-    const join = (chosen: Pattern, e: Estimate, connected: boolean) => {
-      if (!connected && rows > 1 && e.rows > 1) hazards.push({ kind: 'cartesian', left: rows, right: e.rows, text: describe(chosen) });
-      work = add(work, mul(rows, e.work));
-      rows = mul(rows, Math.max(1, e.rows));
-      work = add(work, rows);
-      patternVars(chosen, cur);
-    };
-    const isConnected = (p: Pattern) => {
-      const vars = patternVars(p);
-      return !vars.size || [...vars].some((v) => cur.has(v));
-    };
-    // VALUES first (they seed bindings), then triples in the cheapest connected order, then nested parts as written.
-    // Each nested part is estimated once, so the estimate stays linear in the size of the query.
-    for (const p of items) if (p.kind === 'values') join(p, unit(p, cur), isConnected(p));
-    const pending = items.filter((p): p is TriplePattern => p.kind === 'triple');
-    while (pending.length) {
-      let best = 0;
-      let bestRows = Infinity;
-      let bestConnected = false;
-      const mark = hazards.length;
-      for (const [k, p] of pending.entries()) {
-        const connected = isConnected(p);
-        const r = triple(p, cur).rows;
-        if ((connected && !bestConnected) || (connected === bestConnected && r < bestRows)) {
-          best = k;
-          bestRows = r;
-          bestConnected = connected;
-        }
-      }
-      hazards.length = mark;
-      const [chosen] = pending.splice(best, 1);
-      join(chosen, triple(chosen, cur), bestConnected);
-    }
-    for (const p of items) if (p.kind === 'group' || p.kind === 'union' || p.kind === 'subquery') join(p, unit(p, cur), isConnected(p));
-    for (const p of items) {
-      if (p.kind === 'optional') {
-        const e = unit(p.group, cur);
-        work = add(work, mul(rows, e.work));
-        rows = mul(rows, Math.max(1, e.rows));
-        work = add(work, rows);
-        patternVars(p.group, cur);
-      } else if (p.kind === 'minus') {
-        const e = unit(p.group, new Set());
-        work = add(work, add(e.work, e.rows));
-      }
-    }
-    for (const p of items) {
-      const exists = p.kind === 'filter' || p.kind === 'bind' ? p.exists : [];
-      for (const x of exists) {
-        const e = unit(x, cur);
-        work = add(work, mul(rows, add(e.work, e.rows)));
-      }
-    }
-    return { rows, work };
-  }
-
-  function query(q: QueryShape): Estimate {
-    const where = unit(q.where, new Set());
-    let { rows, work } = where;
-    if (q.values) {
-      const e = unit(q.values, patternVars(q.where));
-      rows = mul(rows, e.rows);
-      work = add(work, add(e.work, rows));
-    }
-    if (q.limit !== undefined && !q.materialises) rows = Math.min(rows, q.limit);
-    return { rows, work };
-  }
-
-  const total = query(shape);
-  return { ...total, hazards };
+  return { ...queryCost(k, shape), hazards: k.hazards };
 };
 
 const round = (n: number) => (n >= 1e15 ? 'more than 10^15' : n >= 1e4 ? `about ${Number(n.toPrecision(2)).toLocaleString('en-US')}` : `about ${Math.round(n)}`);

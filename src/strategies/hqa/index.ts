@@ -1,5 +1,7 @@
 export { agentStrategy, createAgentStrategy } from './agent';
-export type { AgentState, AgentStrategyOptions } from './agent';
+export type { AgentStrategyOptions } from './agent';
+export type { AgentState } from './agent-state';
+export { withAgentSettings } from './agent-state';
 export { randomFewshotStrategy, structuredOnlyStrategy, unstructuredOnlyStrategy, zeroShotStrategy } from './variants';
 export { createLateFusionStrategy, lateFusionStrategy } from './late-fusion';
 export { normaliseAnswer, sameAnswer } from '../../text/answers';

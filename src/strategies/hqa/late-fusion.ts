@@ -1,10 +1,13 @@
 import type { AnswerDraft, StepEvent, Strategy } from '../../engine/types';
-import { agentAnswers, agentResponse, startAgentLoop, stepAgentLoop, type AgentState } from './agent';
+import { agentAnswers, agentResponse } from './agent';
+import type { AgentState } from './agent-state';
 import { claimsOf } from './claims';
 import { answerEntities, entitiesFromTrace } from './answer-entities';
 import type { LibraryLoader } from './examples';
 import { agreedAnswer } from './agreed';
 import { answerSources, bestAvailable, mergeFinalAnswer, readStyle } from './merge';
+import { startAgentLoop, stepAgentLoop } from './loop';
+import { AGENT_RECIPES } from './recipes';
 import { toolsInScope } from './scope';
 
 /**
@@ -25,8 +28,9 @@ const combined = (state: LateFusionState): Record<string, string> => {
   const text = agentAnswers(state.text);
   const graph = state.graph ? agentAnswers(state.graph) : {};
   // A restricted agent's own final answer stands for its source when it declared nothing and the trace says nothing.
-  const wikipedia = text.wikipedia ?? (state.text.recipe !== 'paper' ? text.agent : undefined);
-  const wikidata = graph.wikidata ?? (state.graph && state.graph.recipe !== 'paper' ? graph.agent : undefined);
+  const ownFinal = (agent: AgentState | undefined) => agent && AGENT_RECIPES[agent.recipe].singleSourceAnswer === 'final';
+  const wikipedia = text.wikipedia ?? (ownFinal(state.text) ? text.agent : undefined);
+  const wikidata = graph.wikidata ?? (ownFinal(state.graph) ? graph.agent : undefined);
   const all = { wikipedia, wikidata, parametric: state.text.parametric?.answer };
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v && v.trim())) as Record<string, string>;
 };

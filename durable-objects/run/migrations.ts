@@ -1,0 +1,76 @@
+import { withAgentSettings } from '../../src/strategies';
+
+/**
+ * One change to how a run is stored. A run stored at a lower version gets every later change, in order, once: when
+ * its object first opens its storage (RunStore's constructor). The version reached is kept in the `kv` table, so the
+ * code above the store only ever sees the current shape.
+ */
+export interface RunMigration {
+  version: number;
+  /** What changed, for a reader of this list. */
+  change: string;
+  /** Statements that add or change tables. */
+  tables?: string[];
+  /** The strategy state in its new shape: the state after the last step and every checkpoint's. Given anything else, returns it as it is. */
+  state?: (state: unknown) => unknown;
+}
+
+/** Append only: a deployed version number never changes meaning. */
+export const RUN_MIGRATIONS: readonly RunMigration[] = [
+  {
+    version: 1,
+    change: 'the run: one meta row and the append-only event log',
+    tables: ['CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL)'],
+  },
+  {
+    version: 2,
+    change: "the request's context apart from the meta row, in pieces (a SQLite value holds at most 2 MB)",
+    tables: ['CREATE TABLE IF NOT EXISTS context_pieces (n INTEGER PRIMARY KEY, piece TEXT NOT NULL)'],
+  },
+  {
+    version: 3,
+    change: 'the evidence the run received (one row per distinct request, bodies content-addressed), and the state after each step so a fork continues where its parent was',
+    tables: [
+      'CREATE TABLE IF NOT EXISTS evidence (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, request TEXT NOT NULL, hash TEXT, error TEXT)',
+      'CREATE TABLE IF NOT EXISTS evidence_bodies (hash TEXT NOT NULL, n INTEGER NOT NULL, piece TEXT NOT NULL, PRIMARY KEY (hash, n))',
+      'CREATE TABLE IF NOT EXISTS checkpoints (step INTEGER PRIMARY KEY, last_event INTEGER NOT NULL, state TEXT, usage TEXT NOT NULL)',
+    ],
+  },
+  {
+    version: 4,
+    change: "an HQA agent's state keeps its recipe, scope and closed-book switch: one stored without them is a hybrid agent of our recipe",
+    state: withAgentSettings,
+  },
+];
+
+export const RUN_SCHEMA_VERSION = RUN_MIGRATIONS[RUN_MIGRATIONS.length - 1].version;
+
+/** Rewrites the strategy state in the meta row and in every checkpoint. */
+const rewriteStates = (sql: SqlStorage, upgrade: (state: unknown) => unknown) => {
+  const meta = sql.exec<{ value: string }>("SELECT value FROM kv WHERE key = 'meta'").toArray()[0]?.value;
+  if (meta) {
+    const parsed = JSON.parse(meta) as { state?: unknown };
+    if (parsed.state !== undefined) sql.exec("UPDATE kv SET value = ? WHERE key = 'meta'", JSON.stringify({ ...parsed, state: upgrade(parsed.state) }));
+  }
+  for (const row of sql.exec<{ step: number; state: string }>('SELECT step, state FROM checkpoints WHERE state IS NOT NULL').toArray()) {
+    sql.exec('UPDATE checkpoints SET state = ? WHERE step = ?', JSON.stringify(upgrade(JSON.parse(row.state))), row.step);
+  }
+};
+
+/**
+ * Brings the run's storage to RUN_SCHEMA_VERSION in one transaction. A new object's storage holds no run yet, so it
+ * only gets the tables.
+ */
+export const migrate = (storage: DurableObjectStorage): void => {
+  const { sql } = storage;
+  sql.exec('CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+  const stored = Number(sql.exec<{ value: string }>("SELECT value FROM kv WHERE key = 'schema'").toArray()[0]?.value ?? 0);
+  if (stored >= RUN_SCHEMA_VERSION) return;
+  storage.transactionSync(() => {
+    for (const m of RUN_MIGRATIONS.filter((m) => m.version > stored)) {
+      for (const statement of m.tables ?? []) sql.exec(statement);
+      if (m.state && stored > 0) rewriteStates(sql, m.state);
+    }
+    sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES ('schema', ?)", String(RUN_SCHEMA_VERSION));
+  });
+};
