@@ -122,7 +122,7 @@ describe('the attribution layer', () => {
   it('answers I don’t know under options.abstainBelow in any mode, records the level, and keeps answers at or above it', () => {
     const one = { answer: 'Chicago', answers: { wikipedia: 'Chicago' }, sources: [], claims: [{ source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] }] };
     const two = { ...one, answers: { wikipedia: 'Chicago', kg: 'Chicago' }, claims: [...one.claims, { source: 'kg', answer: 'Chicago', keys: [kg.key] }] };
-    const ask = (draft: typeof one, mode: string, abstainBelow: string) => finishAnswer(draft, book, { question: 'q', variant: 'mintaka', mode, options: { abstainBelow } });
+    const ask = (draft: Parameters<typeof finishAnswer>[0], mode: string, abstainBelow: string) => finishAnswer(draft, book, { question: 'q', variant: 'mintaka', mode, options: { abstainBelow } });
     for (const mode of ['agent', 'program', 'rag', 'parametric']) {
       expect(ask(one, mode, 'two_agree')).toMatchObject({ answer: "I don't know", confidence: 'one_source', abstainedBelow: 'two_agree', answers: { wikipedia: 'Chicago' } });
       expect(ask(one, mode, 'one_source')).toMatchObject({ answer: 'Chicago', confidence: 'one_source' });
@@ -130,7 +130,7 @@ describe('the attribution layer', () => {
     }
     expect(ask(two, 'agent', 'all_agree')).toMatchObject({ answer: 'Chicago', confidence: 'all_agree' });
     // An answer that is already "I don't know" is not recorded as abstained.
-    const idk = { answer: "I don't know", answers: {}, sources: [], claims: [] };
+    const idk = { answer: "I don't know", answers: {}, sources: [], claims: [] as typeof one.claims };
     expect(ask(idk, 'agent', 'all_agree')).not.toHaveProperty('abstainedBelow');
   });
 });
