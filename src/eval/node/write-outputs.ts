@@ -7,8 +7,19 @@ import { predictionsCsv } from '../report/csv';
 import { renderReport } from '../report/html';
 import { riskCoverage } from '../report/risk-coverage';
 import type { ScoreOptions } from '../score';
-import type { Prediction, ScoreResult } from '../types';
-import type { EvaluationOptions } from './evaluate';
+import type { ManifestInputs } from '../manifest';
+import type { Benchmark, EvalItem, Prediction, ScoreResult } from '../types';
+
+/** What of an evaluation's options the outputs record. */
+interface Evaluation {
+  benchmark: Benchmark;
+  items: EvalItem[];
+  url: string;
+  outDir: string;
+  concurrency?: number;
+  sample?: { n: number; seed: number };
+  manifest?: ManifestInputs;
+}
 
 interface Facts {
   evalId: string;
@@ -25,7 +36,7 @@ interface Facts {
  * metrics.json (the metrics with their intervals, the honest flags, the manifest), report.html and predictions.csv
  * of a scored evaluation.
  */
-export const writeOutputs = (a: { o: EvaluationOptions; result: ScoreResult; predictions: Map<string, Prediction>; scoring: ScoreOptions; facts: Facts; extra: Record<string, unknown> }) => {
+export const writeOutputs = (a: { o: Evaluation; result: ScoreResult; predictions: Map<string, Prediction>; scoring: ScoreOptions; facts: Facts; extra: Record<string, unknown> }) => {
   const { o, result, predictions, facts } = a;
   const endedAt = new Date().toISOString();
   const manifest = buildManifest(o.manifest ?? {}, {
