@@ -58,7 +58,7 @@ export const writeOutputs = (a: { o: Evaluation; result: ScoreResult; prediction
   const rc = riskCoverage(o.items, predictions, result.items);
   const rehearsal = o.manifest?.rehearsal === true;
   const doc = {
-    ...(rehearsal ? { rehearsal: true } : {}),
+    rehearsal,
     benchmark: result.benchmark,
     n: result.n,
     metrics: result.metrics,

@@ -19,7 +19,7 @@ export interface CoverageRow {
 export interface RiskCoverage {
   n: number;
   rows: CoverageRow[];
-  /** The threshold with the highest CRAG score (the widest coverage among ties): send it as options.abstainBelow. */
+  /** The threshold with the highest CRAG score (among ties the widest coverage, then the least strict level): send it as options.abstainBelow. */
   best: { threshold: CoverageRow['threshold']; score: number };
 }
 
@@ -52,7 +52,7 @@ export const riskCoverage = (items: readonly EvalItem[], predictions: Map<string
       score: n ? (100 * (right - (kept.length - right))) / n : 0,
     };
   });
-  const best = rows.reduce((b, r) => (r.score > b.score || (r.score === b.score && r.coverage > b.coverage) ? r : b), rows[0]);
+  const best = rows.reduce((b, r) => (r.score > b.score || (r.score === b.score && r.coverage >= b.coverage) ? r : b), rows[0]);
   return { n, rows, best: { threshold: best.threshold, score: best.score } };
 };
 
@@ -68,13 +68,27 @@ export const riskCoverageHtml = (rc: RiskCoverage, crag: boolean): string => {
   const pad = 36;
   const x = (c: number) => pad + ((W - 2 * pad) * c) / 100;
   const y = (a: number) => H - pad - ((H - 2 * pad) * a) / 100;
-  const pts = rc.rows.filter((r) => r.accuracy !== null);
-  const line = pts.map((r) => `${x(r.coverage).toFixed(1)},${y(r.accuracy!).toFixed(1)}`).join(' ');
+  // Thresholds that answer the same questions share one point, labelled with all their names.
+  const points = new Map<string, { coverage: number; accuracy: number; names: string[] }>();
+  for (const r of [...rc.rows].reverse()) {
+    if (r.accuracy === null) continue;
+    const key = `${r.coverage.toFixed(6)}|${r.accuracy.toFixed(6)}`;
+    const at = points.get(key) ?? { coverage: r.coverage, accuracy: r.accuracy, names: [] };
+    at.names.push(r.threshold);
+    points.set(key, at);
+  }
+  const pts = [...points.values()];
+  const line = pts.map((p) => `${x(p.coverage).toFixed(1)},${y(p.accuracy).toFixed(1)}`).join(' ');
   const dots = pts
-    .map((r) => `<g><title>${escapeHtml(`${r.threshold}: coverage ${f1(r.coverage)} %, accuracy ${f1(r.accuracy)} %`)}</title><circle cx="${x(r.coverage).toFixed(1)}" cy="${y(r.accuracy!).toFixed(1)}" r="4" class="bar"/><text x="${(x(r.coverage) + 6).toFixed(1)}" y="${(y(r.accuracy!) - 6).toFixed(1)}">${escapeHtml(r.threshold)}</text></g>`)
+    .map((p) => {
+      const label = p.names.join(' = ');
+      const anchor = p.coverage > 60 ? 'end' : 'start';
+      const dx = anchor === 'end' ? -6 : 6;
+      return `<g><title>${escapeHtml(`${label}: coverage ${f1(p.coverage)} %, accuracy ${f1(p.accuracy)} %`)}</title><circle cx="${x(p.coverage).toFixed(1)}" cy="${y(p.accuracy).toFixed(1)}" r="4" class="bar"/><text x="${(x(p.coverage) + dx).toFixed(1)}" y="${(y(p.accuracy) + 14).toFixed(1)}" text-anchor="${anchor}">${escapeHtml(label)}</text></g>`;
+    })
     .join('');
   const axes = `<line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" class="axis"/><line x1="${pad}" y1="${pad}" x2="${pad}" y2="${H - pad}" class="axis"/>` +
-    `<text x="${W / 2}" y="${H - 6}" text-anchor="middle">coverage %</text><text x="4" y="${pad - 10}">accuracy of answered %</text>` +
+    `<text x="${W / 2}" y="${H - 6}" text-anchor="middle">coverage %</text><text x="${pad + 6}" y="${pad - 14}">accuracy of answered %</text>` +
     `<text x="${pad}" y="${H - pad + 14}" text-anchor="middle">0</text><text x="${W - pad}" y="${H - pad + 14}" text-anchor="middle">100</text><text x="${pad - 4}" y="${y(100) + 4}" text-anchor="end">100</text>`;
   const chart = `<svg role="img" aria-label="risk–coverage: accuracy of answered questions against coverage" width="${W}" height="${H}" xmlns="http://www.w3.org/2000/svg">${axes}<polyline points="${line}" fill="none" stroke="#4c78a8"/>${dots}</svg>`;
   return `<p>Had the service answered only at or above each confidence level (<code>options.abstainBelow</code>) and said "I don't know" below it: the share answered, the accuracy of those answers and ${crag ? "CRAG's score" : 'the CRAG-style score (right − wrong, over all questions)'}. Best threshold: <b><code>${escapeHtml(rc.best.threshold)}</code></b> (score ${f1(rc.best.score)}).</p>
