@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,6 +113,25 @@ describe.skipIf(!existsSync(MINTAKA) || !existsSync(QALD))(needsData('publishabl
     const lines = readFileSync(join(dir, 'predictions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((p) => p.status)).toEqual(['limited', 'limited', 'limited']);
     expect(json(join(dir, 'metrics.json')).manifest.options).toEqual({ booleanStyle: 'true-false', limits: { maxLLMCalls: 1 } });
+  }, 120_000);
+
+  it('--sweep runs one evaluation per option set on the same questions, on top of --options-file, and prints one table', async () => {
+    stub.setScript({ parametric: ['Yes'] });
+    const dir = out();
+    writeFileSync(join(dir, 'common.json'), JSON.stringify({ recipe: 'ours' }));
+    writeFileSync(join(dir, 'sweep.json'), JSON.stringify({ plain: {}, strict: { abstainBelow: 'one_source' } }));
+    const { code, stderr, stdout } = await runCli(['--benchmark', 'mintaka', '--data', MINTAKA, '--url', base, '--mode', 'parametric', '--limit', '4', '--options-file', join(dir, 'common.json'), '--sweep', join(dir, 'sweep.json'), '--out', join(dir, 'runs')]);
+    expect(code, stderr).toBe(0);
+    const plain = json(join(dir, 'runs/plain/metrics.json'));
+    const strict = json(join(dir, 'runs/strict/metrics.json'));
+    expect(plain.manifest.options).toEqual({ booleanStyle: 'true-false', recipe: 'ours' });
+    expect(strict.manifest.options).toEqual({ booleanStyle: 'true-false', recipe: 'ours', abstainBelow: 'one_source' });
+    expect(strict.manifest.asked.ids).toEqual(plain.manifest.asked.ids);
+    // Parametric mode cites nothing: its confidence is always none, so the threshold answers "I don't know" every time.
+    const answers = readFileSync(join(dir, 'runs/strict/predictions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).answer);
+    expect(answers).toEqual(["I don't know", "I don't know", "I don't know", "I don't know"]);
+    expect(stdout).toMatch(/^\| set +\| options +\| n \| em +\| f1 +\| hits1 +\| errors \|$/m);
+    expect(stdout).toMatch(/^\| strict +\| \{"recipe":"ours","abstainBelow":"one_source"\} \| 4 +\| 0\.0 \[0\.0, 0\.0\]/m);
   }, 120_000);
 
   it('a misspelt option stops the eval before the first question, with the service’s message and no files', async () => {
