@@ -5,6 +5,8 @@ export interface Flag {
   type: 'string' | 'boolean';
   value?: string;
   help: string;
+  /** Repeatable: every occurrence is kept, in order (`--option a=1 --option b=2`). */
+  multiple?: boolean;
 }
 
 export interface CliSpec {
@@ -22,7 +24,7 @@ export const fail = (message: string): never => {
 
 /** The `--help` text, made from the flags so it cannot drift from what is accepted. */
 export const usage = (spec: CliSpec): string => {
-  const rows = Object.entries(spec.flags).map(([name, f]) => [`--${name}${f.type === 'string' ? ` <${f.value ?? 'value'}>` : ''}`, f.help]);
+  const rows = Object.entries(spec.flags).map(([name, f]) => [`--${name}${f.type === 'string' ? ` <${f.value ?? 'value'}>` : ''}${f.multiple ? ' …' : ''}`, f.help]);
   const width = Math.max(...rows.map(([left]) => left.length)) + 2;
   return [
     `usage: ${spec.command} [flags]`,
@@ -45,7 +47,7 @@ export const usage = (spec: CliSpec): string => {
  * const args = parseCli(process.argv.slice(2), { command: 'npm run score --', summary: 'Scores predictions.',
  *   flags: { gold: { type: 'string', value: 'file', help: 'gold answers' } } });
  */
-export const parseCli = (argv: string[], spec: CliSpec): Record<string, string | true> => {
+export const parseCli = (argv: string[], spec: CliSpec): Record<string, string | true | string[]> => {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(usage(spec));
     process.exit(0);
@@ -53,12 +55,15 @@ export const parseCli = (argv: string[], spec: CliSpec): Record<string, string |
   try {
     const { values } = parseNodeArgs({
       args: argv,
-      options: Object.fromEntries(Object.entries(spec.flags).map(([name, f]) => [name, { type: f.type }])),
+      options: Object.fromEntries(Object.entries(spec.flags).map(([name, f]) => [name, { type: f.type, ...(f.multiple ? { multiple: true } : {}) }])),
       strict: true,
       allowPositionals: false,
     });
-    const out: Record<string, string | true> = {};
-    for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== false) out[k] = v === true ? true : String(v);
+    const out: Record<string, string | true | string[]> = {};
+    for (const [k, v] of Object.entries(values)) {
+      if (Array.isArray(v)) out[k] = v.map(String);
+      else if (v !== undefined && v !== false) out[k] = v === true ? true : String(v);
+    }
     return out;
   } catch (err) {
     const message = (err as Error).message.replace(/\. To specify a positional argument.*$/s, '').replace(/^Unknown option/, 'unknown flag');

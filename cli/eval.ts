@@ -5,17 +5,19 @@
  */
 import { rmSync } from 'node:fs';
 import { loadBenchmark, parseHybridQAReference } from '../src/eval/loaders/index';
-import { runEvaluation, type EvaluationOptions, type EvaluationSummary } from '../src/eval/node/evaluate';
-import { quirkText, rehearse } from '../src/eval/node/rehearse';
+import { NothingAnsweredError } from '../src/eval/node/evaluate';
+import { evalCliVersion, sha256File } from '../src/eval/node/provenance';
+import { PreflightError } from '../src/eval/runner/preflight';
 import { prepareContexts } from '../src/eval/node/contexts';
 import { readBenchmarkText } from '../src/eval/node/read-text';
 import { DEFAULT_WIKIDATA_API } from '../src/eval/node/wikidata-labels';
 import { seededSample } from '../src/eval/sample';
 import { BENCHMARKS, isBenchmark } from '../src/eval/types';
-import { join } from 'node:path';
-import { recordArchive, runsOf, uploadArchive } from '../src/eval/node/archive';
 import { fail, fromFile, parseCli, type CliSpec } from './args';
+import { parseOptions, readSweep } from './eval-options';
+import { evaluateOnce, rehearseCli, runSweep } from './eval-run';
 import { judgeFromEnv } from './judge-env';
+import type { CliEvaluation } from './eval-run';
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';
 
@@ -31,6 +33,11 @@ const CLI: CliSpec = {
     variant: { type: 'string', value: 'variant', help: 'the service variant (default: the benchmark\'s own)' },
     mode: { type: 'string', value: 'mode', help: 'agent, program, rag or a baseline (default: the variant\'s)' },
     recipe: { type: 'string', value: 'paper|ours', help: 'options.recipe for every run: the published recipe or ours' },
+    option: { type: 'string', value: 'key=value', multiple: true, help: 'an option for every run (repeatable; the value read as JSON when it parses; a.b=1 nests)' },
+    'options-file': { type: 'string', value: 'file', help: 'a JSON object of options for every run (--recipe and --option go on top)' },
+    sweep: { type: 'string', value: 'file', help: 'a JSON list (or object of named sets) of option sets: one evaluation each, on the same questions, into <out>/<name>' },
+    'price-in': { type: 'string', value: 'P', help: 'price per million prompt tokens: the manifest then gives a cost' },
+    'price-out': { type: 'string', value: 'P', help: 'price per million completion tokens' },
     sample: { type: 'string', value: 'N', help: 'a seeded random sample of N questions (the HQA paper uses 200)' },
     seed: { type: 'string', value: 'S', help: 'the sample\'s seed (default 0; needs --sample)' },
     limit: { type: 'string', value: 'N', help: 'only the first N questions (after --sample)' },
@@ -60,14 +67,16 @@ const CLI: CliSpec = {
 };
 
 
-const positive = (v: string | true | undefined, name: string): number | undefined => {
+type Flag = string | true | string[] | undefined;
+
+const positive = (v: Flag, name: string): number | undefined => {
   if (v === undefined) return undefined;
   const n = Number(v);
   if (!Number.isInteger(n) || n <= 0) fail(`${name} must be a positive integer`);
   return n;
 };
 
-const nonNegative = (v: string | true | undefined, name: string, fallback: number): number => {
+const nonNegative = (v: Flag, name: string, fallback: number): number => {
   if (v === undefined) return fallback;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) fail(`${name} must be a non-negative integer`);
@@ -106,6 +115,7 @@ const main = async () => {
   }
   const limit = positive(args.limit, '--limit');
   if (limit) items = items.slice(0, limit);
+  if (!items.length) fail('no question to ask (check --limit, --sample and the data file)');
   const api = args['wikidata-api'];
   const wikidataApi = api === 'none' ? undefined : typeof api === 'string' ? api : DEFAULT_WIKIDATA_API;
   // --judge: CRAG's own judge for CRAG (used whenever a model is configured, as its local evaluation does);
@@ -120,8 +130,11 @@ const main = async () => {
   if (wantJudge && !judge) fail('--judge needs a model: --judge-url <OpenAI-compatible /v1 URL> --judge-model <name>, or LLM_BASE_URL and LLM_MODEL');
   const rehearsing = args.rehearse === true || args.rehearse === 'true';
   // A rehearsal's default folder is its own and starts afresh each time.
-  if (rehearsing && typeof args.out !== 'string') rmSync(`eval-results/rehearsal-${b}/predictions.jsonl`, { force: true });
-  const options: Omit<EvaluationOptions, 'url'> = {
+  if (rehearsing && typeof args.out !== 'string') {
+    rmSync(`eval-results/rehearsal-${b}/predictions.jsonl`, { force: true });
+    rmSync(`eval-results/rehearsal-${b}/eval.json`, { force: true });
+  }
+  const options: CliEvaluation = {
     benchmark: b,
     items,
     outDir: typeof args.out === 'string' ? args.out : rehearsing ? `eval-results/rehearsal-${b}` : `eval-results/${b}`,
@@ -140,86 +153,39 @@ const main = async () => {
     wikidataApi,
     labelsFile: typeof args.labels === 'string' ? args.labels : undefined,
     sample: sample ? { n: sample, seed } : undefined,
-    options: typeof args.recipe === 'string' ? { recipe: args.recipe } : undefined,
+    options: parseOptions({
+      file: typeof args['options-file'] === 'string' ? args['options-file'] : undefined,
+      recipe: typeof args.recipe === 'string' ? args.recipe : undefined,
+      pairs: Array.isArray(args.option) ? args.option : [],
+    }),
     progress: process.stderr,
+    manifest: {
+      data: { path: args.data as string, sha256: sha256File(args.data as string), questions: loaded.length },
+      ...(typeof ref === 'string' ? { reference: { path: ref, sha256: sha256File(ref) } } : {}),
+      limit: limit ?? null,
+      evalCli: evalCliVersion(),
+      prices: prices(args['price-in'], args['price-out']),
+    },
   };
+  const sweep = typeof args.sweep === 'string' ? readSweep(args.sweep) : undefined;
   const archives = { record: typeof args.record === 'string' ? args.record : undefined, replay: typeof args.replay === 'string' ? args.replay : undefined };
-  if (rehearsing) return rehearseCli(options, archives);
-  await beforeRuns(url, options, archives);
-  const summary = await runEvaluation({ ...options, url });
-  const missing = prepared.skipped ? `, ${prepared.skipped} not asked (context missing)` : '';
-  process.stderr.write(`asked ${summary.asked}, skipped ${summary.skipped} (resume)${missing}, errors ${summary.errors}\n`);
-  process.stderr.write(`wrote ${summary.files.predictions}\n      ${summary.files.metrics}\n      ${summary.files.report}\n`);
-  const out: Record<string, unknown> = { benchmark: summary.benchmark, n: summary.n, metrics: summary.metrics };
-  Object.assign(out, trustFigures(summary));
-  if (summary.usage.evidenceCache.hitRate !== null) out.evidenceCache = summary.usage.evidenceCache;
-  if (summary.usage.promptsTrimmed) out.promptsTrimmed = summary.usage.promptsTrimmed;
-  if (prepared.skipped) out.skippedNoContext = prepared.skipped;
-  if (summary.judge) out.judge = summary.judge;
-  Object.assign(out, await afterRuns(url, options, archives));
-  process.stdout.write(`${JSON.stringify(out)}\n`);
-};
-
-/** Whether the confidence is worth anything: the share of answers a verified citation backs, and accuracy per confidence level. */
-const trustFigures = (s: EvaluationSummary) => ({
-  verifiedCitationRate: s.verifiedCitationRate === null ? null : Math.round(10 * s.verifiedCitationRate) / 10,
-  byConfidence: Object.fromEntries(s.byConfidence.map((g) => [g.label, { n: g.n, accuracy: Math.round(10 * g.accuracy) / 10 }])),
-});
-
-interface Archives {
-  record?: string;
-  replay?: string;
-}
-
-/** --replay: upload the archive and name it in every run's options. */
-const beforeRuns = async (url: string, options: Omit<EvaluationOptions, 'url'>, a: Archives) => {
-  if (!a.replay) return;
-  const { archiveId, records } = await uploadArchive({ url, file: a.replay, apiKey: options.apiKey });
-  process.stderr.write(`replaying ${a.replay} (${records} records) as ${archiveId}\n`);
-  options.options = { ...(options.options ?? {}), evidence: { replay: archiveId } };
-};
-
-/** --record: one archive of every run's evidence; --replay: how many requests the archive did not hold. */
-const afterRuns = async (url: string, options: Omit<EvaluationOptions, 'url'>, a: Archives): Promise<Record<string, unknown>> => {
-  if (!a.record && !a.replay) return {};
-  const { runIds, misses } = runsOf(join(options.outDir, 'predictions.jsonl'), new Set(options.items.map((i) => i.id)));
-  const out: Record<string, unknown> = {};
-  if (a.replay) {
-    out.replay = { archive: a.replay, runs: runIds.length, misses };
-    process.stderr.write(`replay: ${misses} requests were not in the recording\n`);
+  if (rehearsing) {
+    if (sweep) fail('--sweep and --rehearse do not go together');
+    return rehearseCli(options, archives);
   }
-  if (a.record) {
-    const r = await recordArchive({ url, runIds, file: a.record, apiKey: options.apiKey });
-    out.record = r;
-    process.stderr.write(`recorded ${r.records} distinct requests of ${r.runs} runs into ${r.file} (${r.bytes} bytes)\n`);
-    if (r.failed) process.stderr.write(`warning: the evidence of ${r.failed} runs could not be fetched\n`);
-  }
-  return out;
+  const extra = { skippedNoContext: prepared.skipped };
+  if (sweep) return runSweep(url, options, sweep, archives);
+  await evaluateOnce(url, options, archives, extra);
 };
 
-/**
- * --rehearse: our own `npm run dev` with the model stub answering every question with its gold answer; prints
- * the main metric and, per item below 100 (or at 100 only by a scorer rule), the gold-format quirk or "UNEXPLAINED".
- */
-const rehearseCli = async (options: Omit<EvaluationOptions, 'url'>, archives: Archives = {}) => {
-  const { startRehearsalService } = await import('./rehearse-service');
-  process.stderr.write('starting npm run dev with the gold-answer model stub…\n');
-  const service = await startRehearsalService();
-  try {
-    await beforeRuns(service.url, options, archives);
-    const r = await rehearse({ ...options, service });
-    const archived = await afterRuns(service.url, options, archives);
-    for (const item of [...r.explained, ...r.unexplained]) {
-      const why = item.quirk ? `${item.quirk}: ${quirkText(item.quirk)}` : `UNEXPLAINED${item.error ? ` (${item.error})` : ''}`;
-      process.stderr.write(`  ${item.id} score ${(100 * item.score).toFixed(1)} — ${why}\n    answer: ${JSON.stringify(item.answer)} gold: ${JSON.stringify(item.gold.slice(0, 200))}\n`);
-    }
-    process.stderr.write(`wrote ${r.files.predictions}\n      ${r.files.metrics}\n      ${r.files.report}\n`);
-    const out = { rehearsal: true, benchmark: r.benchmark, mode: r.mode, n: r.n, errors: r.errors, main: { [r.mainMetric]: r.main }, metrics: r.metrics, ...trustFigures(r), explained: r.explained.length, unexplained: r.unexplained.length, ...archived };
-    process.stdout.write(`${JSON.stringify(out)}\n`);
-    if (r.unexplained.length || r.errors) process.exitCode = 1;
-  } finally {
-    await service.stop();
-  }
+const prices = (pin: Flag, pout: Flag): { in: number; out: number } | undefined => {
+  if (pin === undefined && pout === undefined) return undefined;
+  const read = (v: Flag, name: string) => {
+    const n = Number(v);
+    if (typeof v !== 'string' || !Number.isFinite(n) || n < 0) fail(`${name} must be a non-negative number (price per million tokens)`);
+    return n;
+  };
+  return { in: read(pin, '--price-in'), out: read(pout, '--price-out') };
 };
 
-main().catch((e) => fail((e as Error).message));
+main().catch((e) => fail(e instanceof PreflightError || e instanceof NothingAnsweredError ? e.message : (e as Error).message));

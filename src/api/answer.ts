@@ -35,14 +35,13 @@ export const runHeaders = (config: Config, runId: string, replayed = false): Rec
 
 export const wantsEventStream = (accept: string | undefined) => /\btext\/event-stream\b/i.test(accept ?? '');
 
-/** Validates a request and turns it into a stored run; shared by /v1/answer and the chat-completions facade. */
-export const createRun = async (
-  env: Env,
-  body: { question: string; variant?: RunRequest['variant']; mode?: string; context?: object; options?: Record<string, unknown> },
-  owner?: string,
-  claim: RunIdClaim = freshRunId,
-  how: { follow?: boolean; waitUntil?: (p: Promise<unknown>) => void } = {},
-) => {
+type RunBody = { question: string; variant?: RunRequest['variant']; mode?: string; context?: object; options?: Record<string, unknown> };
+
+/**
+ * Everything a run request is checked for before a run exists (mode, options, context, replay archive, a model):
+ * shared by POST /v1/answer, its `/check` twin and the chat facade, so a check and a run cannot disagree.
+ */
+export const checkRunRequest = async (env: Env, body: RunBody, owner?: string) => {
   const config = loadConfig(env as unknown as Record<string, unknown>);
   const variant = body.variant ?? config.DEFAULT_VARIANT;
   const mode = body.mode ?? defaultMode(variant, config);
@@ -55,6 +54,18 @@ export const createRun = async (
   await assertReplayable(env, options, owner);
   const llm = createLLM(config, env);
   if (!llm.ok) throw new HttpError(503, 'llm_unavailable', llm.reason);
+  return { config, variant, mode, options };
+};
+
+/** Validates a request and turns it into a stored run; shared by /v1/answer and the chat-completions facade. */
+export const createRun = async (
+  env: Env,
+  body: RunBody,
+  owner?: string,
+  claim: RunIdClaim = freshRunId,
+  how: { follow?: boolean; waitUntil?: (p: Promise<unknown>) => void } = {},
+) => {
+  const { config, variant, mode, options } = await checkRunRequest(env, body, owner);
   // Claimed after validation, so a rejected request never holds an Idempotency-Key.
   const { runId, replayed } = await claim(newRunId());
   const request: RunRequest = {
@@ -99,7 +110,31 @@ const answerRoute = createRoute({
   },
 });
 
-export const answerRoutes = apiRoutes().openapi(answerRoute, async (c) => {
+const checkRoute = createRoute({
+  method: 'post',
+  path: '/v1/answer/check',
+  operationId: 'checkAnswerRequest',
+  summary: 'Check a POST /v1/answer body without starting a run: 200 when it would start one, else the same error',
+  description:
+    'Runs every check POST /v1/answer makes before a run exists (mode, options, context, replay archive, a configured model) and stops there: ' +
+    'no run, no model call, no Idempotency-Key used. An evaluation asks it once before its first question (docs/EVAL.md).',
+  middleware: [cappedJsonBody({ allowContext: true })],
+  request: { body: jsonBody(named('AnswerRequest', withModeOptions(answerRequestSchema))) },
+  responses: {
+    200: {
+      description: 'the request would start a run; the variant and mode it would run',
+      content: { 'application/json': { schema: z.object({ valid: z.literal(true), variant: z.string(), mode: z.string() }) } },
+    },
+    ...errors(400, 404, 413, 415, 503),
+  },
+});
+
+export const answerRoutes = apiRoutes()
+  .openapi(checkRoute, async (c) => {
+    const { variant, mode } = await checkRunRequest(c.env, c.req.valid('json'), runScope(c));
+    return c.json({ valid: true as const, variant, mode }, 200);
+  })
+  .openapi(answerRoute, async (c) => {
   const body = c.req.valid('json');
   const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], 'POST /v1/answer', body);
   const follow = wantsEventStream(c.req.header('accept'));

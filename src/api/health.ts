@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import { loadConfig, purposeModelVar } from '../config';
 import { VARIANTS } from '../engine/types';
+import { BUILD_INFO } from '../generated/build-info';
 import { createEvidence } from '../evidence';
 import { wikimediaHosts } from '../evidence/live';
 import type { EvidenceHealth } from '../evidence/types';
@@ -63,6 +64,9 @@ export const healthRoutes = new OpenAPIHono<{ Bindings: Env }>().openapi(healthR
     // The per-run limits a request gets unless it lowers them (the UI shows progress against them).
     limits: { maxSteps: config.MAX_STEPS, maxLLMCalls: config.MAX_LLM_CALLS, maxWallMs: config.MAX_WALL_MS, maxTokens: config.MAX_TOKENS },
     auth: config.API_KEYS.length ? 'bearer' : 'open (API_KEYS is empty: local development only)',
+    // package.json's version and the git commit the code was bundled from (an evaluation's manifest records both).
+    version: BUILD_INFO.version,
+    commit: BUILD_INFO.commit,
     ...(warnings.length ? { warnings } : {}),
   }, 200);
 });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { CONFIDENCE_LEVELS } from '../engine/attribution/attribute';
 import { RECIPES } from '../engine/recipe';
 import { SELECTION_MODES } from '../fewshot/select';
 import { bundledLibraryNames } from '../fewshot/library';
@@ -46,6 +47,10 @@ const common = {
     .boolean()
     .optional()
     .meta({ description: 'answer "I don\'t know" when no verified source backs the answer (confidence none) or the verified sources disagree (conflict); docs/CONFIDENCE.md' }),
+  abstainBelow: z
+    .enum(CONFIDENCE_LEVELS, { message: `options.abstainBelow must be a confidence level: ${CONFIDENCE_LEVELS.join(', ')} (docs/CONFIDENCE.md)` })
+    .optional()
+    .meta({ description: `answer "I don't know" when the confidence is under this level (${CONFIDENCE_LEVELS.join(' < ')}); the answer step records abstainedBelow; docs/CONFIDENCE.md` }),
   testEvidence: z.literal('live').optional().meta({ description: 'test builds only (TEST_MODE): live evidence for this run; ignored otherwise' }),
 };
 

@@ -171,6 +171,8 @@ export const healthSchema = z
     defaultModes: z.record(z.enum(VARIANTS), z.string()).meta({ description: 'the mode each variant runs when a request names none' }),
     limits: z.object({ maxSteps: z.number().int(), maxLLMCalls: z.number().int(), maxWallMs: z.number().int(), maxTokens: z.number().int() }),
     auth: z.string(),
+    version: z.string().meta({ description: "the service's version (package.json)" }),
+    commit: z.string().meta({ description: 'the git commit the code was bundled from ("-dirty" when tracked files had uncommitted changes; "unknown" outside a git checkout)' }),
     warnings: z
       .array(z.string())
       .optional()

@@ -84,6 +84,8 @@ export interface AnswerData extends AnswerFields {
   /** The keys of `answers` whose agreement `confidence` measures: the sources with a verified citation. */
   agreementSources: string[];
   citations: Citation[];
+  /** Set when `options.abstainBelow` turned the answer into "I don't know": the level the confidence fell under. */
+  abstainedBelow?: Confidence;
 }
 
 /** The events of a run, also its SSE event names. */

@@ -110,6 +110,10 @@ export interface ItemScore {
   score: number;
   correct: boolean;
   missing: boolean;
+  /** The gold answer set is empty (QALD: no answer is the right answer). */
+  emptyGold?: boolean;
+  /** Every per-question value the benchmark's metrics are built from (src/eval/scorers/). */
+  values?: Record<string, number>;
 }
 
 export interface ScoreResult {

@@ -118,4 +118,19 @@ describe('the attribution layer', () => {
     expect(finishAnswer(draft, b, { question: 'q', variant: 'hybridqa', mode: 'program', options: { abstain: true } })).toMatchObject({ answer: "I don't know", confidence: 'none' });
     expect(finishAnswer(draft, b, { question: 'q', variant: 'hybridqa', mode: 'program' })).toMatchObject({ answer: '2', confidence: 'none', citations: [{ verified: false }, { verified: false }] });
   });
+
+  it('answers I don’t know under options.abstainBelow in any mode, records the level, and keeps answers at or above it', () => {
+    const one = { answer: 'Chicago', answers: { wikipedia: 'Chicago' }, sources: [], claims: [{ source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] }] };
+    const two = { ...one, answers: { wikipedia: 'Chicago', kg: 'Chicago' }, claims: [...one.claims, { source: 'kg', answer: 'Chicago', keys: [kg.key] }] };
+    const ask = (draft: Parameters<typeof finishAnswer>[0], mode: string, abstainBelow: string) => finishAnswer(draft, book, { question: 'q', variant: 'mintaka', mode, options: { abstainBelow } });
+    for (const mode of ['agent', 'program', 'rag', 'parametric']) {
+      expect(ask(one, mode, 'two_agree')).toMatchObject({ answer: "I don't know", confidence: 'one_source', abstainedBelow: 'two_agree', answers: { wikipedia: 'Chicago' } });
+      expect(ask(one, mode, 'one_source')).toMatchObject({ answer: 'Chicago', confidence: 'one_source' });
+      expect(ask(one, mode, 'one_source')).not.toHaveProperty('abstainedBelow');
+    }
+    expect(ask(two, 'agent', 'all_agree')).toMatchObject({ answer: 'Chicago', confidence: 'all_agree' });
+    // An answer that is already "I don't know" is not recorded as abstained.
+    const idk = { answer: "I don't know", answers: {}, sources: [], claims: [] as typeof one.claims };
+    expect(ask(idk, 'agent', 'all_agree')).not.toHaveProperty('abstainedBelow');
+  });
 });

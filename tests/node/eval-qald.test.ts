@@ -161,9 +161,9 @@ describe.skipIf(!existsSync(QALD))(needsData('QALD scoring on the real QALD-9-Pl
   });
 
   it('a boolean question: the leading yes/no word is the answer', async () => {
-    // Both ASK questions of half_a (92, 117) lost their boolean in this file: the loader still types them as boolean.
+    // Both ASK questions of half_a (92, 117) lost their boolean in this file: the loader types them from the query.
     const q = one('92'); // Is the wife of President Obama called Michelle?
-    expect(q[0].type).toBe('boolean');
+    expect(q[0].type).toBe('ask');
     expect(q[0].gold).toMatchObject({ answers: [] });
     // With the boolean restored in QALD-JSON form ({"head": {}, "boolean": true}), as the official QALD-9 file has it:
     const doc = JSON.parse(readFileSync(QALD, 'utf8')) as { questions: { id: string; answers: unknown[] }[] };

@@ -29,6 +29,7 @@ class StubService {
   server!: Server;
   url = '';
   bodies: { question: string; variant?: string; mode?: string; context?: unknown }[] = [];
+  keys: string[] = [];
   flakyLeft = 1;
   broken = true;
   answers: Record<string, string> = {
@@ -54,6 +55,7 @@ class StubService {
     }
     const body = JSON.parse(raw);
     this.bodies.push(body);
+    this.keys.push(String(req.headers['idempotency-key'] ?? ''));
     if (body.question === 'Flaky question' && this.flakyLeft-- > 0) {
       res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"busy","message":"try later"}}');
       return;
@@ -147,6 +149,12 @@ describe('npm run eval runner against a stub /v1/answer', () => {
     const summary = await runEvaluation({ benchmark: 'mintaka', items, url: stub.url, outDir: out, resume: true, backoffMs: 1 });
     expect(summary).toMatchObject({ asked: 1, skipped: 4, errors: 0 });
     expect(stub.bodies.slice(before).map((b) => b.question)).toEqual(['Broken question']);
+    // The resumed question carries the Idempotency-Key it had before (the eval id is kept in eval.json): a run the
+    // service had started for it would be attached to, not paid for again. Each question has its own key.
+    const keyOf = (q: string) => new Set(stub.bodies.map((b, i) => (b.question === q ? stub.keys[i] : undefined)).filter(Boolean));
+    expect([...keyOf('Broken question')]).toHaveLength(1);
+    expect([...keyOf('Broken question')][0]).toMatch(/^eval-[0-9a-f-]{36}-[0-9a-f]{32}$/);
+    expect(new Set(items.map((i) => [...keyOf(i.question)][0])).size).toBe(items.length);
     expect(summary.metrics.em).toBeCloseTo(80, 9);
     const metrics = JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8'));
     expect(metrics.errors).toBe(0);
@@ -159,7 +167,7 @@ describe('npm run eval runner against a stub /v1/answer', () => {
     expect(html).not.toMatch(/<link|src="http/);
     expect(html.match(/<svg/g)!.length).toBeGreaterThanOrEqual(5);
     expect(html).toContain(`href="${stub.url}/runs/run-`);
-    for (const heading of ['Accuracy per category', 'Per-source answers', 'Accuracy by confidence', 'Tool calls per question', 'Tokens per question', 'Latency', 'Worst failures']) {
+    for (const heading of ['Accuracy per category', 'Per-source answers', 'Accuracy by confidence', 'Tool calls per question', 'Tokens per question', 'Latency', 'Selective answering (risk–coverage)', 'Every question, by outcome (5)']) {
       expect(html).toContain(heading);
     }
     expect(html).toMatch(/Answers with a verified citation: \d+\.\d%/);

@@ -59,6 +59,22 @@ describe('options per mode', () => {
     ['rag', { dynamicPolicy: 'never' }, 'dynamicPolicy'],
     ['agent', { limits: { maxSteps: '5' } }, 'limits.maxSteps'],
   ];
+
+  it('options.abstainBelow takes a confidence level, in every mode', async () => {
+    for (const mode of ['agent', 'program', 'rag', 'parametric']) {
+      expect(await errorOf(await post('/v1/answer', { question: QUESTION, mode, options: { abstainBelow: 'high' } }))).toContain('options.abstainBelow must be a confidence level: none, conflict, one_source, two_agree, all_agree');
+    }
+  });
+
+  it('POST /v1/answer/check answers what /v1/answer would, without starting a run', async () => {
+    installScript({ parametric: ['never asked'] });
+    const ok = await post('/v1/answer/check', { question: 'Checked, never run?', variant: 'mintaka', mode: 'parametric', options: { abstainBelow: 'one_source' } });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ valid: true, variant: 'mintaka', mode: 'parametric' });
+    expect(await errorOf(await post('/v1/answer/check', { question: QUESTION, mode: 'agent', options: { fewshots: 'dpp' } }))).toContain('options.fewshots is not an option of mode "agent"');
+    const runs = (await (await exports.default.fetch('http://localhost/v1/runs')).json()) as { runs?: unknown[]; data?: unknown[] };
+    expect(JSON.stringify(runs)).not.toContain('Checked, never run?');
+  });
   for (const [mode, options, key] of wrongTypes) {
     it(`mode ${mode}: a wrong value for ${key} is a 400 naming it`, async () => {
       expect(await errorOf(await post('/v1/answer', { question: QUESTION, mode, options }))).toContain(`options.${key} (mode "${mode}")`);

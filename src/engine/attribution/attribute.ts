@@ -150,8 +150,23 @@ export const I_DONT_KNOW = "I don't know";
 export const shouldAbstain = (confidence: Confidence): boolean => confidence === 'none' || confidence === 'conflict';
 
 /**
+ * The confidence levels from least to most backed: `options.abstainBelow: <level>` answers "I don't know" under it.
+ * A conflict (verified sources that disagree) ranks under one verified source, so `abstainBelow: "one_source"` is
+ * `abstain: true`.
+ */
+export const CONFIDENCE_LEVELS = ['none', 'conflict', 'one_source', 'two_agree', 'all_agree'] as const satisfies readonly Confidence[];
+
+/** The threshold `options.abstainBelow` sets, when the confidence falls under it. */
+const thresholdMissed = (confidence: Confidence, options: Record<string, unknown> | undefined): Confidence | undefined => {
+  const below = options?.abstainBelow;
+  const at = CONFIDENCE_LEVELS.indexOf(below as Confidence);
+  return at >= 0 && CONFIDENCE_LEVELS.indexOf(confidence) < at ? (below as Confidence) : undefined;
+};
+
+/**
  * The answer as stored and served: the draft with its citations, confidence and agreement; the pages a verified
- * citation links to join `sources`; `options.abstain` turns an unverified answer into "I don't know".
+ * citation links to join `sources`; `options.abstain` turns an unverified answer into "I don't know", and
+ * `options.abstainBelow` any answer under that confidence level (recorded as `abstainedBelow`).
  */
 export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, request: RunRequest): AnswerData => {
   const { claims, ...fields } = draft;
@@ -161,6 +176,7 @@ export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, request: Ru
     if (!c.verified || !c.url || sources.some((s) => s.url === c.url)) continue;
     sources.push({ title: titleOf(c.url), url: c.url, kind: c.kind });
   }
-  const abstain = request.options?.abstain === true && shouldAbstain(attribution.confidence);
-  return { ...fields, ...(abstain ? { answer: I_DONT_KNOW } : {}), sources, ...attribution };
+  const below = isNonAnswer(fields.answer) ? undefined : thresholdMissed(attribution.confidence, request.options);
+  const abstain = below !== undefined || (request.options?.abstain === true && shouldAbstain(attribution.confidence));
+  return { ...fields, ...(abstain ? { answer: I_DONT_KNOW } : {}), ...(below ? { abstainedBelow: below } : {}), sources, ...attribution };
 };

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { BenchmarkFileError, checkRecords, idish, parseJson } from './validate';
 import type { EvalItem } from '../types';
+import { qaldQuestionType } from '../metrics/qald-types';
 
 interface Binding {
   [variable: string]: { type?: string; value: string };
@@ -43,7 +44,7 @@ export const loadQald9Plus = (text: string, language = 'en', strict = false): Ev
     return {
       id: String(q.id),
       question: localized?.string ?? '',
-      type: q.answertype ?? (boolean !== undefined || /^\s*(PREFIX\s+\S+\s+<[^>]*>\s*)*ASK\b/i.test(q.query?.sparql ?? '') ? 'boolean' : undefined),
+      type: qaldQuestionType(q.query?.sparql, [...new Set(answers)], boolean),
       gold: { kind: 'qald9plus', answers: [...new Set(answers)], boolean, sparql: q.query?.sparql },
     };
   });

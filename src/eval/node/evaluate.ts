@@ -1,16 +1,19 @@
 /// <reference types="node" />
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CragJudge } from '../metrics/crag';
 import type { HybridQAReference } from '../metrics/hybridqa';
-import { renderReport } from '../report/html';
 import { accuracyByConfidence, verifiedCitationRate, type GroupStat } from '../report/analysis';
 import { progressReporter } from '../runner/progress';
-import { defaultMode, defaultVariant, RUNNER_SETS_DYNAMIC_POLICY, runQuestions } from '../runner/run';
+import { defaultMode, defaultVariant, optionsSent, RUNNER_SETS_DYNAMIC_POLICY, runQuestions } from '../runner/run';
 import { indexPredictions, scoreBenchmark } from '../score';
 import type { Benchmark, EvalItem, ItemScore, Prediction } from '../types';
 import { judgedAccuracy } from '../judged-accuracy';
 import { usageTotals, type UsageTotals } from '../usage-totals';
+import type { EvalManifest, ManifestInputs } from '../manifest';
+import type { HonestFigures } from '../honest';
+import { idempotencyKey, openEvalState } from './eval-state';
+import { writeOutputs } from './write-outputs';
 import { prepareLabelTable } from './qald-label-cache';
 import { readPredictionLines } from './read-text';
 
@@ -42,6 +45,8 @@ export interface EvaluationOptions {
   labelsFile?: string;
   /** Recorded in metrics.json: the seeded sample the items were drawn with. */
   sample?: { n: number; seed: number };
+  /** What the CLI knows about the service, the data file and prices: recorded as metrics.json's `manifest`. */
+  manifest?: ManifestInputs;
   /** For tests: the fetch used for the label table. */
   fetch?: typeof fetch;
   progress?: { write(s: string): unknown; isTTY?: boolean };
@@ -63,8 +68,15 @@ export interface EvaluationSummary {
   verifiedCitationRate: number | null;
   /** Accuracy (%) and count per confidence level (docs/CONFIDENCE.md). */
   byConfidence: GroupStat[];
-  files: { predictions: string; metrics: string; report: string };
+  files: { predictions: string; metrics: string; report: string; csv: string };
+  manifest: EvalManifest;
+  honest: HonestFigures;
+  /** The scoring the metrics were computed with (compare re-scores the same way). */
+  riskCoverage: { best: { threshold: string; score: number } };
 }
+
+/** Every question asked failed: nothing was measured, so no metrics or report are written. */
+export class NothingAnsweredError extends Error {}
 
 const IDK = /i\s+(do\s+not|don'?t)\s+know/i;
 
@@ -93,8 +105,9 @@ export const modeUsed = (requested: string | undefined, items: readonly EvalItem
 
 /**
  * Runs a benchmark through the service and writes predictions.jsonl (appended as answers arrive,
- * so an interrupted run loses nothing), metrics.json and report.html. With `resume`, questions that
- * already have an error-free line are not asked again.
+ * so an interrupted run loses nothing), metrics.json, report.html and predictions.csv. With `resume`, questions
+ * that already have an error-free line are not asked again, and the ones in flight when it stopped attach to their
+ * runs through the same Idempotency-Key.
  */
 export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSummary> => {
   mkdirSync(o.outDir, { recursive: true });
@@ -105,10 +118,13 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
   }
   const wanted = new Set(o.items.map((i) => i.id));
   const skip = new Set([...previous.values()].filter((p) => !p.error && wanted.has(p.id)).map((p) => p.id));
-  const bar = o.progress ? progressReporter(o.progress) : undefined;
-  const started = Date.now();
   const variant = o.variant ?? defaultVariant(o.benchmark);
   const requestedMode = o.mode ?? defaultMode(o.benchmark);
+  const sent = optionsSent(o.benchmark, o.options);
+  const state = openEvalState(o.outDir, { variant: variant ?? null, mode: requestedMode ?? null, options: sent ?? null }, o.resume === true);
+  const bar = o.progress ? progressReporter(o.progress) : undefined;
+  const started = Date.now();
+  let shown = 0;
   const { errors } = await runQuestions(o.items, {
     url: o.url,
     benchmark: o.benchmark,
@@ -121,12 +137,21 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     backoffMs: o.backoffMs,
     contextFor: o.contextFor,
     options: o.options,
-    onPrediction: (p) => appendFileSync(predictionsPath, `${JSON.stringify(p)}\n`),
+    keyFor: (item) => idempotencyKey(state.evalId, item.id),
+    onPrediction: (p) => {
+      appendFileSync(predictionsPath, `${JSON.stringify(p)}\n`);
+      // The cause of a failure, as it happens (the first few; the count is on the progress line).
+      if (p.error && shown++ < 5) o.progress?.write(`\nquestion ${p.id} failed: ${p.error}\n`);
+    },
     onProgress: (done, total, errs) => bar?.update({ done, total, errors: errs, elapsedMs: Date.now() - started }),
   });
   bar?.finish();
-
+  const asked = o.items.length - skip.size;
   const predictions = indexPredictions(readPredictionLines(predictionsPath) as Prediction[]);
+  if (asked > 0 && errors === asked) {
+    const first = o.items.map((i) => predictions.get(i.id)?.error).find(Boolean);
+    throw new NothingAnsweredError(`every one of the ${asked} questions failed, so no metrics or report were written; the first: ${first}`);
+  }
   const mode = modeUsed(requestedMode, o.items, predictions);
   const language = o.language ?? 'en';
   const labels =
@@ -140,6 +165,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
   if (o.answerJudge) {
     const judged = await judgedAccuracy(o.items, predictions, result.items, o.answerJudge, { labels: labels?.table, language });
     result.metrics = { ...result.metrics, judge_accuracy: judged.accuracy };
+    for (const r of result.items) r.values = { ...(r.values ?? {}), judge_accuracy: Number(judged.judged.get(r.id) === true) };
     result.judge = o.judgeName ?? 'llm';
     judgeCalls = judged.calls;
   }
@@ -154,44 +180,33 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
   const usage = usageTotals(o.items.map((i) => predictions.get(i.id)?.usage));
   const citationRate = verifiedCitationRate(o.items.map((i) => predictions.get(i.id)));
   const byConfidence = accuracyByConfidence(o.items, predictions, result);
-  const metricsPath = join(o.outDir, 'metrics.json');
-  const reportPath = join(o.outDir, 'report.html');
-  const createdAt = new Date().toISOString();
-  const metricsDoc = {
-    benchmark: result.benchmark,
-    n: result.n,
-    metrics: result.metrics,
-    ...(result.judge ? { judge: result.judge } : {}),
-    ...(judgeCalls !== undefined ? { judgeCalls } : {}),
-    variant: variant ?? null,
-    mode: mode ?? null,
-    url: o.url,
-    ...(o.sample ? { sample: o.sample } : {}),
-    ...(o.options ? { options: o.options } : {}),
-    ...(o.benchmark === 'qald9plus' ? { language } : {}),
-    errors: [...predictions.values()].filter((p) => p.error && wanted.has(p.id)).length,
-    usage,
-    verifiedCitationRate: citationRate,
-    byConfidence,
-    ...(dynamic ? { crag: { dynamicPolicy: RUNNER_SETS_DYNAMIC_POLICY ? 'set by the runner' : 'variant default', ...dynamic } } : {}),
-    notes: [...(result.notes ?? []), ...(labels?.note ? [labels.note] : [])],
-    ...(labels?.table ? { labels: { file: labels.path, api: labels.table.api ?? null, language } } : {}),
-    createdAt,
-  };
-  writeFileSync(metricsPath, `${JSON.stringify(metricsDoc, null, 2)}\n`);
-  writeFileSync(reportPath, renderReport(o.items, predictions, result, { url: o.url, variant, mode, createdAt, scoring }));
+  const written = writeOutputs({
+    o,
+    result,
+    predictions,
+    scoring,
+    facts: { evalId: state.evalId, startedAt: state.createdAt, variant, mode, options: sent, language, judgeCalls, errors: [...predictions.values()].filter((p) => p.error && wanted.has(p.id)).length },
+    extra: {
+      usage,
+      verifiedCitationRate: citationRate,
+      byConfidence,
+      ...(dynamic ? { crag: { dynamicPolicy: RUNNER_SETS_DYNAMIC_POLICY ? 'set by the runner' : 'variant default', ...dynamic } } : {}),
+      notes: [...(result.notes ?? []), ...(labels?.note ? [labels.note] : [])],
+      ...(labels?.table ? { labels: { file: labels.path, api: labels.table.api ?? null, language } } : {}),
+    },
+  });
   return {
     benchmark: result.benchmark,
     n: result.n,
     metrics: result.metrics,
     judge: result.judge,
     items: result.items,
-    asked: o.items.length - skip.size,
+    asked,
     skipped: skip.size,
     errors,
     usage,
     verifiedCitationRate: citationRate,
     byConfidence,
-    files: { predictions: predictionsPath, metrics: metricsPath, report: reportPath },
+    ...written,
   };
 };

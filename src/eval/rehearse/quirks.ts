@@ -21,7 +21,7 @@ export const quirkOf = (item: EvalItem, prediction: Prediction | undefined, opts
   const g = item.gold;
   if (g.kind === 'crag' && prediction?.dynamism === 'dynamic' && IDK.test(prediction.answer ?? '')) return 'crag-dynamic-abstains';
   if (g.kind === 'qald9plus') {
-    if (g.answers.length === 0) return item.type === 'boolean' ? 'qald-ask-without-boolean' : 'qald-empty-gold';
+    if (g.answers.length === 0) return item.type === 'ask' ? 'qald-ask-without-boolean' : 'qald-empty-gold';
     if (opts.namesMissing) return 'qald-no-name';
   }
   return undefined;

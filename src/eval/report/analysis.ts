@@ -33,7 +33,6 @@ export interface Analysis {
   tokens: number[];
   latencyMs: number[];
   errors: number;
-  failures: { item: EvalItem; prediction?: Prediction; score: ItemScore }[];
 }
 
 /** A source "answered" unless it is empty or says it does not know. */
@@ -115,11 +114,6 @@ export const analyse = (items: readonly EvalItem[], predictions: Map<string, Pre
     if (ms !== undefined && !p.error) latencyMs.push(ms);
   }
 
-  const failures = present
-    .map((item) => ({ item, prediction: predictions.get(item.id), score: scores.get(item.id)! }))
-    .filter((f) => !f.score.correct)
-    .sort((a, b) => Number(!!b.prediction?.error) - Number(!!a.prediction?.error) || a.score.score - b.score.score || a.item.id.localeCompare(b.item.id));
-
   return {
     byCategory: groupBy(present, (i) => i.category, scores),
     byType: groupBy(present, (i) => i.type, scores),
@@ -130,7 +124,6 @@ export const analyse = (items: readonly EvalItem[], predictions: Map<string, Pre
     tokens,
     latencyMs,
     errors,
-    failures,
   };
 };
 

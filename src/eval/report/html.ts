@@ -4,14 +4,21 @@ import { judgeReference } from '../judge-reference';
 import { analyse, goldText, percentile, type GroupStat } from './analysis';
 import { escapeHtml, safeHref } from './escape';
 import { barChart, groupedBarChart, histogram } from './svg';
+import type { EvalManifest } from '../manifest';
+import type { HonestFigures } from '../honest';
+import { manifestHtml, metricCards, questionsHtml, rehearsalBanner, warningsHtml } from './sections';
+import { riskCoverage, riskCoverageHtml } from './risk-coverage';
 
 export interface ReportMeta {
   url?: string;
   variant?: string;
   mode?: string;
   createdAt?: string;
-  /** How many failures the table lists. */
-  maxFailures?: number;
+  /** What was evaluated, shown first. */
+  manifest?: EvalManifest;
+  /** Intervals, empty-gold counts and warnings. */
+  honest?: HonestFigures;
+  rehearsal?: boolean;
   /** The options the run was scored with (QALD's label table), so per-source answers are judged the same way. */
   scoring?: ScoreOptions;
 }
@@ -25,7 +32,9 @@ svg{display:block;margin:8px 0;max-width:100%;height:auto}svg text{font:12px sys
 svg .s1{fill:#f58518}svg .s2{fill:#54a24b}svg .axis{stroke:#99a}svg .muted{fill:#888}
 table.narrow{width:auto;min-width:60%}td code{white-space:nowrap}
 .metrics{display:flex;flex-wrap:wrap;gap:12px}.metric{background:#f5f6fa;border-radius:6px;padding:8px 12px}
-.metric b{display:block;font-size:20px}.empty{color:#777}.err{color:#a33}code{font-size:12px}
+.metric b{display:block;font-size:20px}.metric small{display:block;color:#555}
+.banner{background:#fff4d6;border:1px solid #e0b84c;border-radius:6px;padding:8px 12px}.warn{background:#fde8e8;border-color:#d98}
+.manifest th{width:190px;background:none;color:#555}details summary{cursor:pointer;font-weight:600;margin:8px 0}tr.best td{font-weight:600}.empty{color:#777}.err{color:#a33}code{font-size:12px}
 `;
 
 const fmt = (v: number | null | undefined, digits = 2) => (v === null || v === undefined || Number.isNaN(v) ? '–' : v.toFixed(digits));
@@ -37,14 +46,6 @@ const summary = (values: readonly number[], unit: string) =>
     ? `mean ${fmt(values.reduce((a, b) => a + b, 0) / values.length, 1)}${unit} · median ${fmt(percentile(values, 0.5), 0)}${unit} · p90 ${fmt(percentile(values, 0.9), 0)}${unit} · max ${fmt(Math.max(...values), 0)}${unit}`
     : 'no data';
 
-/** Where a run can be inspected: `<url>/runs/<runId>` (the web UI's run page). */
-const runLink = (url: string | undefined, runId: string | undefined): string => {
-  if (!url || !runId) return '';
-  const href = safeHref(`${url.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}`);
-  return href ? `<a href="${escapeHtml(href)}">${escapeHtml(runId)}</a>` : escapeHtml(runId);
-};
-
-const clip = (s: string, n = 240) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /**
  * The evaluation report: one self-contained HTML page (no scripts, no external assets), charts as
@@ -53,26 +54,20 @@ const clip = (s: string, n = 240) => (s.length > n ? `${s.slice(0, n - 1)}…` :
 export const renderReport = (items: readonly EvalItem[], predictions: Map<string, Prediction>, result: ScoreResult, meta: ReportMeta = {}): string => {
   const a = analyse(items, predictions, result, meta.scoring);
   const title = `${result.benchmark} — ${meta.variant ?? 'default variant'} / ${meta.mode ?? 'mode not reported'}`;
-  const metrics = Object.entries(result.metrics)
-    .map(([k, v]) => `<div class="metric">${escapeHtml(k)}<b>${escapeHtml(fmt(v))}</b></div>`)
-    .join('');
+  const metrics = metricCards(result.metrics, meta.honest?.ci95 ?? {}, meta.honest?.emptyGold ? meta.honest.metricsNonEmptyGold : undefined);
+  const gold = (item: EvalItem) => (item.gold.kind === 'qald9plus' && meta.scoring?.qaldLabels ? judgeReference(item, meta.scoring.qaldLabels, meta.scoring.language) : goldText(item.gold));
+  const rc = riskCoverage(items, predictions, result.items);
   const sourceRows = a.bySource
     .map((s) => `<tr><td>${escapeHtml(s.source)}</td><td class="num">${fmt(s.prevalence, 1)}</td><td class="num">${s.answered ? fmt(s.precision, 1) : '–'}</td><td class="num">${fmt(s.recall, 1)}</td><td class="num">${s.answered}</td></tr>`)
-    .join('');
-  const failures = a.failures.slice(0, meta.maxFailures ?? 25);
-  const failureRows = failures
-    .map(({ item, prediction, score }) => {
-      const answer = prediction?.error ? `<span class="err">${escapeHtml(clip(prediction.error))}</span>` : prediction ? escapeHtml(clip(String(prediction.answer ?? ''))) : '<span class="err">no prediction</span>';
-      return `<tr><td><code>${escapeHtml(item.id)}</code></td><td>${escapeHtml(clip(item.question))}</td><td>${escapeHtml(clip(item.gold.kind === 'qald9plus' && meta.scoring?.qaldLabels ? judgeReference(item, meta.scoring.qaldLabels, meta.scoring.language) : goldText(item.gold)))}</td>` +
-        `<td>${answer}</td><td class="num">${fmt(score.score * 100, 0)}</td><td>${escapeHtml(prediction?.confidence ?? '')}</td><td>${runLink(meta.url, prediction?.runId)}</td></tr>`;
-    })
     .join('');
   const section = (heading: string, body: string) => `<h2>${escapeHtml(heading)}</h2>${body}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>
 <h1>${escapeHtml(title)}</h1>
-<p>${result.n} questions${meta.url ? ` · service <code>${escapeHtml(meta.url)}</code>` : ''}${meta.createdAt ? ` · ${escapeHtml(meta.createdAt)}` : ''} · HTTP errors ${a.errors}${result.judge ? ` · judge ${escapeHtml(result.judge)}` : ''}</p>
+${meta.rehearsal ? rehearsalBanner() : ''}${warningsHtml(meta.honest?.warnings ?? [])}
+${meta.manifest ? manifestHtml(meta.manifest) : ''}
+<p>${result.n} questions${meta.honest ? ` · ${meta.honest.emptyGold} with an empty gold set · 95 % intervals from ${meta.honest.bootstrap.resamples} bootstrap resamples (seed ${meta.honest.bootstrap.seed})` : ''}${meta.url ? ` · service <code>${escapeHtml(meta.url)}</code>` : ''}${meta.createdAt ? ` · ${escapeHtml(meta.createdAt)}` : ''} · HTTP errors ${a.errors}${result.judge ? ` · judge ${escapeHtml(result.judge)}` : ''}</p>
 <div class="metrics">${metrics}</div>
 ${section('Accuracy per category', barChart(groupBars(a.byCategory), { max: 100, unit: '%', title: 'accuracy per category' }))}
 ${section('Accuracy per question type', barChart(groupBars(a.byType), { max: 100, unit: '%', title: 'accuracy per type' }))}
@@ -88,10 +83,11 @@ ${section(
     a.verifiedCitationRate === null ? 'none answered' : `${fmt(a.verifiedCitationRate, 1)}%`
   }.</p>${barChart(groupBars(a.byAgreement), { max: 100, unit: '%', title: 'accuracy by confidence' })}`,
 )}
+${section('Selective answering (risk–coverage)', riskCoverageHtml(rc, result.benchmark === 'crag'))}
 ${section('Tool calls per question', `<p>${escapeHtml(summary(a.toolCalls, ''))}</p>${histogram(a.toolCalls, { title: 'tool calls per question' })}`)}
 ${section('Tokens per question', `<p>${escapeHtml(summary(a.tokens, ''))}</p>${histogram(a.tokens, { title: 'tokens per question' })}`)}
 ${section('Latency', `<p>${escapeHtml(summary(a.latencyMs, ' ms'))}</p>${histogram(a.latencyMs, { title: 'latency', unit: ' ms' })}`)}
-${section(`Worst failures (${failures.length} of ${a.failures.length})`, failures.length ? `<table><thead><tr><th>id</th><th>question</th><th>gold</th><th>answer</th><th class="num">score</th><th>confidence</th><th>run</th></tr></thead><tbody>${failureRows}</tbody></table>` : '<p class="empty">No failures.</p>')}
+${section(`Every question, by outcome (${result.n})`, questionsHtml(items, predictions, result.items, { url: meta.url, gold }))}
 </body></html>
 `;
 };

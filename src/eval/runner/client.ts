@@ -1,4 +1,5 @@
 import { parseRetryAfter, retrying } from '../../net/retry';
+import { fetchFailure } from './fetch-error';
 
 /** The run JSON of ARCHITECTURE.md §2, as far as the harness reads it. */
 export interface RunJson {
@@ -40,12 +41,17 @@ export interface ClientOptions {
   backoffMs?: number;
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /**
+   * Sent as `Idempotency-Key`: a retry, or the same question asked again by `--resume`, attaches to the run the first
+   * request started instead of starting (and paying for) another (docs/API.md, "Retrying safely").
+   */
+  idempotencyKey?: string;
 }
 
 const retryable = (status: number) => status === 429 || status >= 500;
 
 /** Reads the service's `{error: {code, message}}`, or the first bytes of anything else. */
-const describeError = (status: number, body: string): string => {
+export const describeError = (status: number, body: string): string => {
   try {
     const parsed = JSON.parse(body) as { error?: { code?: string; message?: string } };
     if (parsed.error) return `HTTP ${status} ${parsed.error.code ?? ''}: ${parsed.error.message ?? ''}`.trim();
@@ -71,6 +77,7 @@ export const postAnswer = async (baseUrl: string, body: AnswerRequest, opts: Cli
         'content-type': 'application/json',
         accept: 'application/json',
         ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
+        ...(opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {}),
       },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(opts.timeoutMs ?? 600_000),
@@ -94,6 +101,6 @@ export const postAnswer = async (baseUrl: string, body: AnswerRequest, opts: Cli
       return { ok: false, error: `response is not JSON: ${text.slice(0, 200)}`, status: res.status, attempts, ms };
     }
   } catch (e) {
-    return { ok: false, error: `request failed: ${(e as Error).message}`, attempts, ms: Date.now() - started };
+    return { ok: false, error: `request failed: ${fetchFailure(e)}`, attempts, ms: Date.now() - started };
   }
 };

@@ -1,5 +1,5 @@
 import type { Benchmark, EvalItem, Prediction } from '../types';
-import { postAnswer, type ClientOptions, type RunJson } from './client';
+import { postAnswer, type AnswerRequest, type ClientOptions, type RunJson } from './client';
 
 export interface RunOptions extends ClientOptions {
   url: string;
@@ -16,6 +16,8 @@ export interface RunOptions extends ClientOptions {
   options?: Record<string, unknown>;
   /** Builds the `context` of a request; defaults to the item's own context. */
   contextFor?: (item: EvalItem) => unknown;
+  /** The Idempotency-Key of a question (the same on every retry and resume of this evaluation). */
+  keyFor?: (item: EvalItem) => string;
 }
 
 /** The service's variant names: one per benchmark. */
@@ -65,6 +67,27 @@ const toPrediction = (item: EvalItem, run: RunJson, ms: number): Prediction => (
   ...(typeof run.mode === 'string' ? { mode: run.mode } : {}),
 });
 
+/** Every option a question is sent with: the benchmark's own (Mintaka's booleanStyle), then the caller's. */
+export const optionsSent = (benchmark: Benchmark, options?: Record<string, unknown>): Record<string, unknown> | undefined => {
+  const merged = { ...(defaultOptions(benchmark) ?? {}), ...(options ?? {}) };
+  return Object.keys(merged).length ? merged : undefined;
+};
+
+/** The POST /v1/answer body of one question (the same on every retry, so its Idempotency-Key stays valid). */
+export const requestBody = (item: EvalItem, opts: Pick<RunOptions, 'benchmark' | 'variant' | 'mode' | 'options' | 'contextFor'>): AnswerRequest => {
+  const variant = opts.variant ?? defaultVariant(opts.benchmark);
+  const mode = opts.mode ?? defaultMode(opts.benchmark);
+  const context = opts.contextFor ? opts.contextFor(item) : item.context;
+  const options = optionsSent(opts.benchmark, opts.options);
+  return {
+    question: item.question,
+    ...(variant ? { variant } : {}),
+    ...(mode ? { mode } : {}),
+    ...(context ? { context } : {}),
+    ...(options ? { options } : {}),
+  };
+};
+
 /**
  * Sends every item not in `skip` to the service, `concurrency` at a time, and reports each
  * prediction as soon as it is known. HTTP failures become predictions with an `error` field (they
@@ -77,22 +100,11 @@ export const runQuestions = async (items: readonly EvalItem[], opts: RunOptions)
   let errors = 0;
   let next = 0;
   opts.onProgress?.(done, total, errors);
-  const variant = opts.variant ?? defaultVariant(opts.benchmark);
-  const mode = opts.mode ?? defaultMode(opts.benchmark);
   const worker = async () => {
     while (next < todo.length) {
       const item = todo[next++];
-      const context = opts.contextFor ? opts.contextFor(item) : item.context;
-      const merged = { ...(defaultOptions(opts.benchmark) ?? {}), ...(opts.options ?? {}) };
-      const options = Object.keys(merged).length ? merged : undefined;
-      const body = {
-        question: item.question,
-        ...(variant ? { variant } : {}),
-        ...(mode ? { mode } : {}),
-        ...(context ? { context } : {}),
-        ...(options ? { options } : {}),
-      };
-      const outcome = await postAnswer(opts.url, body, opts);
+      const body = requestBody(item, opts);
+      const outcome = await postAnswer(opts.url, body, { ...opts, idempotencyKey: opts.keyFor?.(item) });
       let prediction: Prediction;
       if (outcome.ok) prediction = toPrediction(item, outcome.run, outcome.ms);
       else {
