@@ -25,7 +25,6 @@ const KNOWN_LONG_FUNCTIONS: Array<{ file: string; name: string; why: string }> =
   { file: 'src/web/extract.ts', name: 'extractor', why: 'the HTML extractor: 12 mutable closure variables (web extraction)' },
   { file: 'src/evidence/live/http.ts', name: 'liveHttp', why: 'gate, retry policy, error mapping and cache in one factory (live HTTP)' },
   { file: 'src/web/tree-builder.ts', name: 'treeBuilder', why: 'the HTML tree builder (web extraction)' },
-  { file: 'src/eval/score.ts', name: 'scoreBenchmark', why: 'one switch over benchmarks, to become one scorer per benchmark (eval CLI)' },
   { file: 'src/llm/openai.ts', name: 'openAIProvider', why: 'state set in a catch and read elsewhere; a pure retry policy and error classifier' },
   { file: 'src/api/chat-completions.ts', name: 'chunkStream', why: 'six mutable lets; the one SSE writer (chat facade)' },
   { file: 'durable-objects/run/stepper.ts', name: 'advance', why: 'config, strategy and model resolved again per step; the one run service' },
