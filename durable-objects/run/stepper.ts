@@ -8,6 +8,7 @@ import type { Delta } from '../../src/engine/live-deltas';
 import { withNotes } from '../../src/engine/step-notes';
 import { isTerminal, LimitError, type RunRequest } from '../../src/engine/types';
 import type { ReplaySource } from '../../src/evidence/recording';
+import type { KnowledgeApi } from '../../src/evidence/crag/types';
 import type { Evidence } from '../../src/evidence/types';
 import { sendSpans, startStepTrace, tracedEvidence, tracedKg } from '../../src/telemetry/run-tracing';
 import { createLLM } from '../../src/llm';
@@ -17,7 +18,7 @@ import { strategyFor, strategyTools } from '../../src/strategies';
 import type { RunMeta, RunStore } from '../run-store';
 import { untilAborted } from '../../src/net/until-aborted';
 import { honestEnding, partialOf, wallTimeError } from './ending';
-import type { RunEvidence } from './evidence';
+import { withTestOverrides, type RunEvidence } from './evidence';
 import type { RunLedger } from './ledger';
 
 /** If the object dies mid-step, this alarm (armed before each step) resumes the run. */
@@ -110,7 +111,7 @@ export class Stepper {
     const { store, storage, ledger, evidence, env } = this.parts;
     const meta = store.meta();
     if (!meta || isTerminal(meta.status)) return;
-    const config = withModel(this.parts.config(), meta.request);
+    const config = withTestOverrides(withModel(this.parts.config(), meta.request), meta.request);
     const limits = limitsFor(config, meta.request);
     const strategy = strategyFor(meta.request.mode, config);
     if (!strategy) {
@@ -147,8 +148,9 @@ export class Stepper {
     const trace = startStepTrace(config, meta.runId, meta.steps + 1, meta.request);
     // Keys of the evidence records this step produces, so its tool calls can say what they read.
     const recorded: string[] = [];
-    const services = evidence.services(config, meta.request, usage, replay, { signal: controller.signal, usage, note }, recorded, meta.startedAt + limits.maxWallMs);
+    const services = evidence.services(config, usage, replay, { signal: controller.signal, usage, note }, recorded, meta.startedAt + limits.maxWallMs);
     let tracedSource: Evidence | undefined;
+    let tracedApi: KnowledgeApi | undefined;
     // The first piece of the answer a model call streams: the run's time to first answer token.
     let firstAnswerAt: number | undefined;
     const live = {
@@ -160,14 +162,14 @@ export class Stepper {
       },
     };
     const timed = (m: RunMeta): RunMeta => (m.firstAnswerAt === undefined && firstAnswerAt !== undefined ? { ...m, firstAnswerAt } : m);
-    const kg = evidence.kg(config, usage, replay, recorded);
     const ctx = createRunContext({
       runId: meta.runId,
       request: meta.request,
       config,
       llm: llm.llm,
-      services: trace ? { ...services, evidence: () => (tracedSource ??= tracedEvidence(services.evidence(), trace)) } : services,
-      kg: trace ? tracedKg(kg, trace) : kg,
+      services: trace
+        ? { ...services, evidence: () => (tracedSource ??= tracedEvidence(services.evidence(), trace)), kg: () => (tracedApi ??= tracedKg(services.kg(), trace)) }
+        : services,
       recorded,
       prompts: this.prompts,
       book: () => evidence.book(meta.request),

@@ -47,6 +47,7 @@ const common = {
     .optional()
     .meta({ description: 'answer "I don\'t know" when no verified source backs the answer (confidence none) or the verified sources disagree (conflict); docs/CONFIDENCE.md' }),
   testEvidence: z.literal('live').optional().meta({ description: 'test builds only (TEST_MODE): live evidence for this run; ignored otherwise' }),
+  testKgUrl: z.url().max(500).optional().meta({ description: 'test builds only (TEST_MODE): the CRAG KG server of this run instead of CRAG_API_URL; ignored otherwise' }),
 };
 
 /** The answer merge of the agent family and the pipeline baselines. */
@@ -124,7 +125,7 @@ export const MODE_OPTIONS: Record<string, z.ZodType> = {
 const fallbackOptions = z.looseObject(common);
 
 /** Keys only test builds read: accepted, but never offered in a 400's list of what a mode takes. */
-const TEST_ONLY_KEYS = new Set(['testEvidence']);
+const TEST_ONLY_KEYS = new Set(['testEvidence', 'testKgUrl']);
 
 const keyOf = (path: readonly PropertyKey[]) => ['options', ...path.map(String)].join('.');
 

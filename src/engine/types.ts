@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Embedder } from '../embeddings/types';
-import type { KgGateway } from '../evidence/recording';
+import type { KnowledgeApi } from '../evidence/crag/types';
 import type { Evidence } from '../evidence/types';
 import type { LLM, Purpose } from '../llm/types';
 import type { Tool, ToolRegistry } from '../tools/types';
@@ -182,8 +182,8 @@ export interface RunContext {
    * context already carry it; a strategy that waits on something else should pass it on.
    */
   readonly signal?: AbortSignal;
-  /** Where CRAG KG API calls go: recorded with the run, or answered from a replayed archive. Absent: sent as they are. */
-  readonly kg?: KgGateway;
+  /** The CRAG mock-KG API: its calls are recorded with the run, or answered from a replayed archive. */
+  kg(): KnowledgeApi;
   /**
    * Runs a tool by name, timing it and counting it; errors become observations (error: true), never throws.
    * `records` are the keys of the evidence records the call produced (what a claim cites).
