@@ -1,5 +1,6 @@
 import type { Config } from '../../src/config';
 import { createRunContext } from '../../src/engine/context';
+import { forRequest, requestForStep } from '../../src/engine/conversation';
 import { PromptHistory } from '../../src/engine/prompt-reuse';
 import { limitsFor } from '../../src/engine/limits';
 import { indexRunStatus } from '../../src/engine/run-index';
@@ -113,7 +114,8 @@ export class Stepper {
     if (!meta || isTerminal(meta.status)) return;
     const config = withTestOverrides(withModel(this.parts.config(), meta.request), meta.request);
     const limits = limitsFor(config, meta.request);
-    const strategy = strategyFor(meta.request.mode, config);
+    // A chat run with earlier turns makes its question self-contained first (src/engine/conversation).
+    const strategy = forRequest(strategyFor(meta.request.mode, config), meta.request);
     if (!strategy) {
       return void (await ledger.finish(meta, 'failed', [{ type: 'error', data: { code: 'unknown_mode', message: `mode "${meta.request.mode}" is not available` } }], config));
     }
@@ -164,7 +166,7 @@ export class Stepper {
     const timed = (m: RunMeta): RunMeta => (m.firstAnswerAt === undefined && firstAnswerAt !== undefined ? { ...m, firstAnswerAt } : m);
     const ctx = createRunContext({
       runId: meta.runId,
-      request: meta.request,
+      request: requestForStep(meta.request, meta.state),
       config,
       llm: llm.llm,
       services: trace

@@ -38,7 +38,7 @@ export const wantsEventStream = (accept: string | undefined) => /\btext\/event-s
 /** Validates a request and turns it into a stored run; shared by /v1/answer and the chat-completions facade. */
 export const createRun = async (
   env: Env,
-  body: { question: string; variant?: RunRequest['variant']; mode?: string; context?: object; options?: Record<string, unknown> },
+  body: { question: string; variant?: RunRequest['variant']; mode?: string; context?: object; options?: Record<string, unknown>; conversation?: RunRequest['conversation'] },
   owner?: string,
   claim: RunIdClaim = freshRunId,
   how: { follow?: boolean; waitUntil?: (p: Promise<unknown>) => void } = {},
@@ -63,6 +63,7 @@ export const createRun = async (
     mode,
     ...(body.context ? { context: body.context as Record<string, unknown> } : {}),
     ...(options ? { options } : {}),
+    ...(body.conversation?.length ? { conversation: body.conversation } : {}),
   };
   const stub = runStub(env, runId);
   const headers = runHeaders(config, runId, replayed);

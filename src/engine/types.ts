@@ -9,13 +9,25 @@ import type { VectorIndex } from '../vectors/types';
 export const VARIANTS = ['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
-/** What the caller sends to POST /v1/answer, after validation. */
+/** One earlier turn of a chat (POST /v1/chat/completions), as the run keeps it: already bounded by the API. */
+export interface ConversationTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** What the caller sends to POST /v1/answer (or the chat facade), after validation. */
 export interface RunRequest {
+  /** The question as asked (a chat's last user message). */
   question: string;
   variant: Variant;
   mode: string;
   context?: Record<string, unknown>;
   options?: Record<string, unknown>;
+  /**
+   * A chat's turns before its question, oldest first. With them, the run's first step makes the question
+   * self-contained (src/engine/conversation) and every later step answers that standalone question.
+   */
+  conversation?: ConversationTurn[];
 }
 
 export interface Source {
