@@ -9,9 +9,7 @@ import type { Delta } from '../../src/engine/live-deltas';
 import { withNotes } from '../../src/engine/step-notes';
 import { isTerminal, LimitError, type RunRequest } from '../../src/engine/types';
 import type { ReplaySource } from '../../src/evidence/recording';
-import type { KnowledgeApi } from '../../src/evidence/crag/types';
-import type { Evidence } from '../../src/evidence/types';
-import { sendSpans, startStepTrace, tracedEvidence, tracedKg } from '../../src/telemetry/run-tracing';
+import { sendSpans, startStepTrace, tracedServices } from '../../src/telemetry/run-tracing';
 import { createLLM } from '../../src/llm';
 import { LLMError } from '../../src/llm/types';
 import { StoredValueTooLarge } from '../stored-value';
@@ -151,8 +149,6 @@ export class Stepper {
     // Keys of the evidence records this step produces, so its tool calls can say what they read.
     const recorded: string[] = [];
     const services = evidence.services(config, usage, replay, { signal: controller.signal, usage, note }, recorded, meta.startedAt + limits.maxWallMs);
-    let tracedSource: Evidence | undefined;
-    let tracedApi: KnowledgeApi | undefined;
     // The first piece of the answer a model call streams: the run's time to first answer token.
     let firstAnswerAt: number | undefined;
     const live = {
@@ -169,9 +165,7 @@ export class Stepper {
       request: requestForStep(meta.request, meta.state),
       config,
       llm: llm.llm,
-      services: trace
-        ? { ...services, evidence: () => (tracedSource ??= tracedEvidence(services.evidence(), trace)), kg: () => (tracedApi ??= tracedKg(services.kg(), trace)) }
-        : services,
+      services: trace ? tracedServices(services, trace) : services,
       recorded,
       prompts: this.prompts,
       book: () => evidence.book(meta.request),

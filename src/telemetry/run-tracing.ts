@@ -72,3 +72,10 @@ export const tracedEvidence = (evidence: Evidence, tracer: Tracer): Evidence =>
 export const tracedKg = (kg: KnowledgeApi, tracer: Tracer): KnowledgeApi => ({
   call: (call) => tracer.span(`evidence kg ${call.endpoint}`, { 'humaniq.evidence.kind': 'kg', 'humaniq.evidence.request': call.endpoint }, () => kg.call(call)),
 });
+
+/** A step's services with their evidence and KG requests traced, each wrapped once, on first use. */
+export const tracedServices = <S extends { evidence(): Evidence; kg(): KnowledgeApi }>(services: S, tracer: Tracer): S => {
+  let evidence: Evidence | undefined;
+  let kg: KnowledgeApi | undefined;
+  return { ...services, evidence: () => (evidence ??= tracedEvidence(services.evidence(), tracer)), kg: () => (kg ??= tracedKg(services.kg(), tracer)) };
+};

@@ -70,9 +70,9 @@ describe('a chat with two user turns', () => {
     const before = stub.requests.length;
     const err = await client.chat.completions
       .create({ model: 'mintaka:parametric', messages: [{ role: 'user', content: FIRST }], tools: [{ type: 'function', function: { name: 'search', parameters: { type: 'object' } } }] })
-      .catch((e: unknown) => e as OpenAI.APIError);
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((err as OpenAI.APIError).code).toBe('tools_not_supported');
+    expect((err as { code?: string }).code).toBe('tools_not_supported');
     expect(stub.requests.length).toBe(before);
   });
 });
