@@ -2,6 +2,7 @@ import { abortAllDurableObjects } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
+import { standaloneFrom } from '../../src/engine/conversation';
 import { installScript } from '../../src/llm/scripted';
 import type { ChatRequest } from '../../src/llm/types';
 import { readChat } from '../support/chat-stream';
@@ -143,6 +144,12 @@ describe('a chat that keeps the conversation', () => {
     const run = await runOf(runIdOf(response));
     expect(run).toMatchObject({ answer: 'asked as is', standaloneQuestion: FOLLOW_UP });
     expect(run.steps[1]).toMatchObject({ type: 'observation', tool: 'rewrite', error: true, output: expect.stringMatching(/gave no question/) });
+  });
+
+  it('takes the standalone question out of a reply that labels, quotes or explains it', () => {
+    expect(standaloneFrom(`Standalone question: "${STANDALONE}"\nHe is the director mentioned above.`)).toBe(STANDALONE);
+    expect(standaloneFrom(`\n  “${STANDALONE}”  `)).toBe(STANDALONE);
+    expect(standaloneFrom('')).toBeNull();
   });
 
   it('refuses tools with a 400 that says why; an empty tools list is no offer', async () => {
