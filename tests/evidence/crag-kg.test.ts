@@ -1,6 +1,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
+import { KG_ENDPOINTS } from '../../src/evidence/crag/endpoints';
 import { createLiveKg } from '../../src/evidence/live/crag-kg';
 import { recordingKg, replayingKg, type EvidenceRecord } from '../../src/evidence/recording';
 import { EvidenceError } from '../../src/evidence/types';
@@ -36,7 +37,29 @@ const failure = async (p: Promise<unknown>): Promise<EvidenceError> => {
   return err as EvidenceError;
 };
 
+/** A well-formed body for each endpoint, by the shape its schema takes. */
+const sampleArgs = (path: string): Record<string, unknown> => {
+  if (path === 'music/grammy_get_all_awarded_artists') return {};
+  if (path === 'music/get_billboard_rank_date') return { rank: 1, date: '2024-02-24' };
+  if (path === 'music/get_billboard_attributes') return { date: '2024-02-24', attribute: 'weeks_in_chart', song_name: 'Lovin On Me' };
+  if (path.endsWith('/get_games_on_date')) return { date: '2024-03' };
+  if (path.endsWith('/get_play_by_play_data_by_game_ids')) return { game_ids: ['0022300832'] };
+  if (path === 'movie/get_year_info') return { query: '1994' };
+  if (path.endsWith('_by_id')) return { query: 13 };
+  if (path.endsWith('_by_year')) return { query: 2012 };
+  return { query: path.startsWith('finance/get_') && !path.includes('name') ? 'MSFT' : 'Adele' };
+};
+
 describe('the CRAG KG client (evidence layer) against a stand-in of the mock API', () => {
+  it('reaches each of the 38 endpoints with a body of its shape, and reads each answer', async () => {
+    const api = createLiveKg(kg.url);
+    expect(KG_ENDPOINTS).toHaveLength(38);
+    for (const e of KG_ENDPOINTS) {
+      const text = await api.call({ endpoint: e.path, args: sampleArgs(e.path) }).catch((err: Error) => `failed: ${err.message}`);
+      expect(text, e.path).not.toMatch(/^failed/);
+    }
+  });
+
   it('POSTs a validated call as JSON and returns its result as prompt-sized text', async () => {
     const api = createLiveKg(kg.url);
     const text = await api.call({ endpoint: 'movie/get_person_info', args: { query: 'Robert Zemeckis' } });
