@@ -95,19 +95,23 @@ describe('a chat that keeps the conversation', () => {
   });
 
   it('a run evicted after its rewrite resumes there: the rewrite is not made twice', { timeout: 60_000 }, async () => {
-    const llm = installScript({ rewrite: [STANDALONE], parametric: [() => sleep(400).then(() => 'May 14, 1952'), 'May 14, 1952', 'May 14, 1952'] });
+    // The answering call is slow, so the eviction lands while it runs, after the rewrite step is stored.
+    const llm = installScript({ rewrite: [STANDALONE], parametric: [() => sleep(1_500).then(() => 'May 14, 1952'), 'May 14, 1952'] });
     const res = await exports.default.fetch('http://localhost/v1/chat/completions', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'mintaka:parametric', stream: true, messages: twoTurns }),
     });
     const runId = runIdOf(res);
-    for (let i = 0; i < 200 && !llm.requests.some((r) => r.purpose === 'parametric'); i++) await sleep(10);
+    // A stored step is one the run's JSON shows (the object answers only after its writes are durable).
+    const rewritten = async () => (await runOf(runId)).steps.some((s: { type: string; tool?: string }) => s.type === 'observation' && s.tool === 'rewrite');
+    for (let i = 0; i < 300 && !(llm.requests.some((r) => r.purpose === 'parametric') && (await rewritten())); i++) await sleep(10);
     await abortAllDurableObjects().catch(() => {});
     await res.body?.cancel();
     const run = await waitUntilEnded(runId);
     expect(run).toMatchObject({ status: 'succeeded', answer: 'May 14, 1952', standaloneQuestion: STANDALONE });
-    expect(llm.requests.filter((r) => r.purpose === 'rewrite')).toHaveLength(1);
+    // The interrupted answering call ran again; the stored rewrite did not.
+    expect(llm.requests.map((r) => r.purpose)).toEqual(['rewrite', 'parametric', 'parametric']);
     expect(run.steps.filter((s: { tool?: string; type: string }) => s.type === 'action' && s.tool === 'rewrite')).toHaveLength(1);
   });
 
