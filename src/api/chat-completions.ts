@@ -21,7 +21,7 @@ import { runEvents, runStub, waitForRun } from './run-stub';
 import { chatCompletionSchema } from './response-schemas';
 import { named, withModeOptions } from './openapi';
 import { apiRoutes, errors, json, jsonBody } from './route-kit';
-import { LIMITS_TEXT, questionSchema } from './schemas';
+import { LIMITS_TEXT } from './schemas';
 
 /**
  * POST /v1/chat/completions: the service behind the OpenAI chat API, so any OpenAI client or chat UI can ask it.
