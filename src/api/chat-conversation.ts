@@ -59,9 +59,9 @@ export const conversationFrom = (messages: readonly Message[]): ConversationTurn
  * refused rather than answered as if it had not (a chat UI would wait for a tool call that never comes).
  */
 export const refuseClientTools = (body: ChatRequestBody): void => {
-  const offered = (body as { tools?: unknown; functions?: unknown });
-  const named = [offered.tools, offered.functions].some((t) => Array.isArray(t) ? t.length > 0 : t !== undefined && t !== null);
-  if (!named) return;
+  const offered = body as { tools?: unknown; functions?: unknown };
+  const offers = (t: unknown) => (Array.isArray(t) ? t.length > 0 : t !== undefined && t !== null);
+  if (!offers(offered.tools) && !offers(offered.functions)) return;
   throw new HttpError(
     400,
     'tools_not_supported',
