@@ -32,6 +32,8 @@ export default defineConfig({
           },
           include: ['tests/**/*.test.ts'],
           exclude: ['tests/node/**'],
+          // Stand-ins served over real HTTP by Node (workerd reaches them on 127.0.0.1); tests read their URLs with inject().
+          globalSetup: ['tests/support/standins-setup.ts'],
           // A file's first test pays for loading the Worker (snapshot, sandbox, bundle) into a fresh isolate: seconds on
           // an idle machine, but 30–45 s was measured with the suite sharing 2 cores at a load of 10. The limit is a
           // safety net against a hang, not a speed check.

@@ -1,4 +1,5 @@
 import type { Config } from '../../src/config';
+import { forRequest } from '../../src/engine/conversation';
 import { LimitError, type AnswerDraft, type RunStatus, type StepEvent } from '../../src/engine/types';
 import { strategyFor } from '../../src/strategies';
 import type { RunMeta } from '../run-store';
@@ -22,7 +23,7 @@ export const honestEnding = <E extends StepEvent>(events: E[]): { status: RunSta
 export const partialOf = (meta: RunMeta, config: Config): AnswerDraft | null => {
   if (meta.state === undefined) return null;
   try {
-    return strategyFor(meta.request.mode, config)?.partial?.(meta.state) ?? null;
+    return forRequest(strategyFor(meta.request.mode, config), meta.request)?.partial?.(meta.state) ?? null;
   } catch {
     return null;
   }

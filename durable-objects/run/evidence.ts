@@ -13,10 +13,10 @@ import {
   replayingKg,
   sha256Hex,
   type EvidenceRecord,
-  type KgGateway,
   type ReplaySource,
 } from '../../src/evidence/recording';
 import { PagePrefetch, prefetching } from '../../src/evidence/prefetch';
+import type { KnowledgeApi } from '../../src/evidence/crag/types';
 import type { Evidence } from '../../src/evidence/types';
 import { addPrefetch } from '../../src/engine/usage';
 import type { RunMeta, RunStore } from '../run-store';
@@ -25,6 +25,20 @@ import type { RunMeta, RunStore } from '../run-store';
 export const replayArchiveOf = (request: RunRequest, config: Config): string | undefined => {
   const fromOptions = (request.options?.evidence as { replay?: unknown } | undefined)?.replay;
   return typeof fromOptions === 'string' ? fromOptions : config.EVIDENCE_REPLAY || undefined;
+};
+
+/**
+ * Test builds only: a run may ask for live evidence (`testEvidence: "live"`), so a workerd test can record against a
+ * stubbed Wikimedia, and name the KG server (`testKgUrl`), so one can record against the KG stand-in.
+ */
+export const withTestOverrides = (config: Config, request: RunRequest): Config => {
+  if (!config.TEST_MODE) return config;
+  const kgUrl = request.options?.testKgUrl;
+  return {
+    ...config,
+    ...(request.options?.testEvidence === 'live' ? { EVIDENCE: 'live' as const } : {}),
+    ...(typeof kgUrl === 'string' ? { CRAG_API_URL: kgUrl } : {}),
+  };
 };
 
 /**
@@ -51,18 +65,19 @@ export class RunEvidence {
   }
 
   /**
-   * The run's services with its evidence recorded, and served from the archive when the run replays one. The key of
-   * each record joins `recorded`, so a tool call can say which records it produced. A search starts fetching its top
-   * page in the background (not in a replay, which has every page at hand); `deadline` is the run's wall time.
+   * The run's services with its evidence and its CRAG KG calls recorded, and served from the archive when the run
+   * replays one. The key of each record joins `recorded`, so a tool call can say which records it produced. A search
+   * starts fetching its top page in the background (not in a replay, which has every page at hand); `deadline` is the
+   * run's wall time.
    */
-  services(config: Config, request: RunRequest, usage: Usage, replay: ReplaySource | undefined, caller: ServiceCaller, recorded: string[], deadline?: number) {
-    // Test builds only: a run may ask for live evidence, so a workerd test can record against a stubbed Wikimedia.
-    const evidenceConfig: Config = config.TEST_MODE && request.options?.testEvidence === 'live' ? { ...config, EVIDENCE: 'live' } : config;
-    const base = createServices(evidenceConfig, this.env as never, caller);
+  services(config: Config, usage: Usage, replay: ReplaySource | undefined, caller: ServiceCaller, recorded: string[], deadline?: number) {
+    const base = createServices(config, this.env as never, caller);
     const onMiss = () => {
       usage.replayMisses = (usage.replayMisses ?? 0) + 1;
     };
+    const keep = (r: EvidenceRecord) => this.keep(r, config, recorded);
     let evidence: Evidence | undefined;
+    let kg: KnowledgeApi | undefined;
     return {
       ...base,
       evidence: () =>
@@ -70,17 +85,10 @@ export class RunEvidence {
           replay
             ? replayingEvidence(replay, onMiss)
             : prefetching(base.evidence(), this.prefetched, { deadline, onStart: () => addPrefetch(usage, false), onHit: () => addPrefetch(usage, true) }),
-          (r) => this.keep(r, config, recorded),
+          keep,
         )),
+      kg: () => (kg ??= recordingKg(replay ? replayingKg(replay, onMiss) : base.kg(), keep)),
     };
-  }
-
-  /** CRAG KG API calls: answered from the archive in a replay, recorded with the run otherwise. */
-  kg(config: Config, usage: Usage, replay: ReplaySource | undefined, recorded: string[]): KgGateway {
-    const record = recordingKg((r) => this.keep(r, config, recorded));
-    if (!replay) return record;
-    const fromArchive = replayingKg(replay, () => (usage.replayMisses = (usage.replayMisses ?? 0) + 1));
-    return (call, send) => record(call, () => fromArchive(call, send));
   }
 
   /**

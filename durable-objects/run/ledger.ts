@@ -1,6 +1,7 @@
 import type { Config } from '../../src/config';
 import { applyAnswerFormat } from '../../src/engine/answer-format';
 import { evidenceBook, finishAnswer, type EvidenceBook } from '../../src/engine/attribution/attribute';
+import { standaloneQuestionOf } from '../../src/engine/conversation';
 import { redact } from '../../src/engine/redact';
 import { indexRunStatus } from '../../src/engine/run-index';
 import { runView, type RunView } from '../../src/engine/run-view';
@@ -111,6 +112,7 @@ export class RunLedger {
     return runView({
       runId: meta.runId,
       request: meta.request,
+      standaloneQuestion: standaloneQuestionOf(meta.request, meta.state),
       status: meta.status,
       usage: meta.usage,
       timings: timingsOf(meta, end),

@@ -1,5 +1,6 @@
 import type { Config } from '../../src/config';
 import { createRunContext } from '../../src/engine/context';
+import { forRequest, requestForStep } from '../../src/engine/conversation';
 import { PromptHistory } from '../../src/engine/prompt-reuse';
 import { limitsFor } from '../../src/engine/limits';
 import { indexRunStatus } from '../../src/engine/run-index';
@@ -8,8 +9,7 @@ import type { Delta } from '../../src/engine/live-deltas';
 import { withNotes } from '../../src/engine/step-notes';
 import { isTerminal, LimitError, type RunRequest } from '../../src/engine/types';
 import type { ReplaySource } from '../../src/evidence/recording';
-import type { Evidence } from '../../src/evidence/types';
-import { sendSpans, startStepTrace, tracedEvidence, tracedKg } from '../../src/telemetry/run-tracing';
+import { sendSpans, startStepTrace, tracedServices } from '../../src/telemetry/run-tracing';
 import { createLLM } from '../../src/llm';
 import { LLMError } from '../../src/llm/types';
 import { StoredValueTooLarge } from '../stored-value';
@@ -17,7 +17,7 @@ import { strategyFor, strategyTools } from '../../src/strategies';
 import type { RunMeta, RunStore } from '../run-store';
 import { untilAborted } from '../../src/net/until-aborted';
 import { honestEnding, partialOf, wallTimeError } from './ending';
-import type { RunEvidence } from './evidence';
+import { withTestOverrides, type RunEvidence } from './evidence';
 import type { RunLedger } from './ledger';
 
 /** If the object dies mid-step, this alarm (armed before each step) resumes the run. */
@@ -114,9 +114,10 @@ export class Stepper {
     const { store, storage, ledger, evidence, env } = this.parts;
     const meta = store.meta();
     if (!meta || isTerminal(meta.status)) return;
-    const config = withModel(this.parts.config(), meta.request);
+    const config = withTestOverrides(withModel(this.parts.config(), meta.request), meta.request);
     const limits = limitsFor(config, meta.request);
-    const strategy = strategyFor(meta.request.mode, config);
+    // A chat run with earlier turns makes its question self-contained first (src/engine/conversation).
+    const strategy = forRequest(strategyFor(meta.request.mode, config), meta.request);
     if (!strategy) {
       return void (await ledger.finish(meta, 'failed', [{ type: 'error', data: { code: 'unknown_mode', message: `mode "${meta.request.mode}" is not available` } }], config));
     }
@@ -151,8 +152,7 @@ export class Stepper {
     const trace = startStepTrace(config, meta.runId, meta.steps + 1, meta.request);
     // Keys of the evidence records this step produces, so its tool calls can say what they read.
     const recorded: string[] = [];
-    const services = evidence.services(config, meta.request, usage, replay, { signal: controller.signal, usage, note }, recorded, meta.startedAt + limits.maxWallMs);
-    let tracedSource: Evidence | undefined;
+    const services = evidence.services(config, usage, replay, { signal: controller.signal, usage, note }, recorded, meta.startedAt + limits.maxWallMs);
     // The first piece of the answer a model call streams: the run's time to first answer token.
     let firstAnswerAt: number | undefined;
     const live = {
@@ -164,14 +164,12 @@ export class Stepper {
       },
     };
     const timed = (m: RunMeta): RunMeta => (m.firstAnswerAt === undefined && firstAnswerAt !== undefined ? { ...m, firstAnswerAt } : m);
-    const kg = evidence.kg(config, usage, replay, recorded);
     const ctx = createRunContext({
       runId: meta.runId,
-      request: meta.request,
+      request: requestForStep(meta.request, meta.state),
       config,
       llm: llm.llm,
-      services: trace ? { ...services, evidence: () => (tracedSource ??= tracedEvidence(services.evidence(), trace)) } : services,
-      kg: trace ? tracedKg(kg, trace) : kg,
+      services: trace ? tracedServices(services, trace) : services,
       recorded,
       prompts: this.prompts,
       book: () => evidence.book(meta.request),

@@ -35,7 +35,7 @@ export const runHeaders = (config: Config, runId: string, replayed = false): Rec
 
 export const wantsEventStream = (accept: string | undefined) => /\btext\/event-stream\b/i.test(accept ?? '');
 
-type RunBody = { question: string; variant?: RunRequest['variant']; mode?: string; context?: object; options?: Record<string, unknown> };
+type RunBody = { question: string; variant?: RunRequest['variant']; mode?: string; context?: object; options?: Record<string, unknown>; conversation?: RunRequest['conversation'] };
 
 /**
  * Everything a run request is checked for before a run exists (mode, options, context, replay archive, a model):
@@ -74,6 +74,7 @@ export const createRun = async (
     mode,
     ...(body.context ? { context: body.context as Record<string, unknown> } : {}),
     ...(options ? { options } : {}),
+    ...(body.conversation?.length ? { conversation: body.conversation } : {}),
   };
   const stub = runStub(env, runId);
   const headers = runHeaders(config, runId, replayed);

@@ -10,7 +10,8 @@ import type { AnswerData, Citation, Confidence, EventType, RunStatus, Usage } fr
 import { createRun, replayHeaders } from './answer';
 import { runScope } from './auth';
 import { cappedJsonBody } from './body';
-import { chatRequestSchema, type ChatRequestBody } from './chat-schema';
+import { conversationFrom, questionFrom, refuseClientTools } from './chat-conversation';
+import { chatRequestSchema } from './chat-schema';
 import { sourcesText } from './chat-sources';
 import { HttpError } from './errors';
 import { idempotencyHeaders, idempotentRunId } from './idempotency';
@@ -20,27 +21,14 @@ import { runEvents, runStub, waitForRun } from './run-stub';
 import { chatCompletionSchema } from './response-schemas';
 import { named, withModeOptions } from './openapi';
 import { apiRoutes, errors, json, jsonBody } from './route-kit';
-import { LIMITS_TEXT, questionSchema } from './schemas';
+import { LIMITS_TEXT } from './schemas';
 
 /**
  * POST /v1/chat/completions: the service behind the OpenAI chat API, so any OpenAI client or chat UI can ask it.
- * `model` picks the variant (and optionally the mode); the last user message is the question; earlier turns are
- * not used (each question is one run). Unknown OpenAI parameters (temperature, max_tokens, ...) are accepted and ignored.
+ * `model` picks the variant (and optionally the mode); the last user message is the question, and the turns before it
+ * make it self-contained in the run's first step (./chat-conversation.ts). Unknown OpenAI parameters (temperature,
+ * max_tokens, ...) are accepted and ignored; `tools` are refused.
  */
-
-type ChatRequest = ChatRequestBody;
-
-const questionFrom = (messages: ChatRequest['messages']): string => {
-  const last = [...messages].reverse().find((m) => m.role === 'user');
-  if (!last) throw new HttpError(400, 'invalid_request', 'messages must contain a message with role "user" (its text is the question)');
-  const text =
-    typeof last.content === 'string'
-      ? last.content
-      : (last.content ?? []).map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('\n');
-  const parsed = questionSchema.safeParse(text);
-  if (!parsed.success) throw new HttpError(400, 'invalid_request', `the last user message: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-  return parsed.data;
-};
 
 const openAIUsage = (u: Usage | undefined) => {
   const prompt = u?.promptTokens ?? 0;
@@ -254,6 +242,8 @@ const chatRoute = createRoute({
   operationId: 'chatCompletions',
   summary: 'OpenAI-compatible chat completions: model = variant or variant:mode; the last user message is the question',
   description:
+    'Earlier user and assistant turns (at most 8, 1,000 characters each, 4,000 in all) make the question self-contained first: one model call with purpose `rewrite`, shown as the run\'s first step; the run JSON keeps both `question` (as asked) and `standaloneQuestion`. ' +
+    'A single user message makes no such call. `tools` (or `functions`) are refused with 400 `tools_not_supported`. ' +
     'With `stream: true`: each reasoning step, and the model\'s text as it is written (labelled per model call, a retried call marked), as `reasoning_content` deltas; ' +
     'the run\'s final answer as `content`, exactly and only once it is composed (the model\'s draft may differ from it); usage in the final chunk, then `data: [DONE]`. ' +
     LIMITS_TEXT,
@@ -276,9 +266,17 @@ export const chatCompletionRoutes = apiRoutes().openapi(chatRoute, async (c) => 
   const body = c.req.valid('json');
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
   const choice = parseModel(body.model, config);
+  refuseClientTools(body);
   const question = questionFrom(body.messages);
+  const conversation = conversationFrom(body.messages);
   const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], 'POST /v1/chat/completions', body);
-  const runBody = { question, variant: choice.variant, ...(choice.mode ? { mode: choice.mode } : {}), ...(body.options ? { options: body.options } : {}) };
+  const runBody = {
+    question,
+    variant: choice.variant,
+    ...(choice.mode ? { mode: choice.mode } : {}),
+    ...(body.options ? { options: body.options } : {}),
+    ...(conversation ? { conversation } : {}),
+  };
   const { runId, stub, headers, events } = await createRun(c.env, runBody, runScope(c), claim, { follow: body.stream === true }).catch((err: unknown) => {
     // The facade has nowhere to put a table or pages: say where they go instead.
     if (!(err instanceof HttpError) || err.code !== 'invalid_context') throw err;

@@ -2,7 +2,8 @@ import * as z from 'zod';
 
 /**
  * The request of POST /v1/chat/completions (its route: src/api/chat-completions.ts). Unknown OpenAI parameters
- * (temperature, max_tokens, tools, ...) are accepted and ignored, as chat UIs send them unasked.
+ * (temperature, max_tokens, ...) are accepted and ignored, as chat UIs send them unasked; `tools` are refused
+ * (./chat-conversation.ts).
  */
 const textPart = z.object({ type: z.literal('text'), text: z.string() }).loose();
 const otherPart = z.object({ type: z.string() }).loose();
@@ -21,7 +22,10 @@ export const chatRequestSchema = z
       .array(messageSchema)
       .min(1, { message: 'messages must hold at least one message' })
       .max(200)
-      .meta({ description: 'The last message with role "user" is the question (≤ 2,000 characters); earlier turns are ignored' }),
+      .meta({
+        description:
+          'The last message with role "user" is the question (≤ 2,000 characters). The user and assistant turns before it (the latest 8, 1,000 characters each, 4,000 in all) make it self-contained first; system and tool messages are not used',
+      }),
     stream: z.boolean().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).loose().optional(),
     cite_sources: z

@@ -52,6 +52,7 @@ const common = {
     .optional()
     .meta({ description: `answer "I don't know" when the confidence is under this level (${CONFIDENCE_LEVELS.join(' < ')}); the answer step records abstainedBelow; docs/CONFIDENCE.md` }),
   testEvidence: z.literal('live').optional().meta({ description: 'test builds only (TEST_MODE): live evidence for this run; ignored otherwise' }),
+  testKgUrl: z.url().max(500).optional().meta({ description: 'test builds only (TEST_MODE): the CRAG KG server of this run instead of CRAG_API_URL; ignored otherwise' }),
 };
 
 /** The answer merge of the agent family and the pipeline baselines. */
@@ -129,7 +130,7 @@ export const MODE_OPTIONS: Record<string, z.ZodType> = {
 const fallbackOptions = z.looseObject(common);
 
 /** Keys only test builds read: accepted, but never offered in a 400's list of what a mode takes. */
-const TEST_ONLY_KEYS = new Set(['testEvidence']);
+const TEST_ONLY_KEYS = new Set(['testEvidence', 'testKgUrl']);
 
 const keyOf = (path: readonly PropertyKey[]) => ['options', ...path.map(String)].join('.');
 

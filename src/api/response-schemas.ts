@@ -77,7 +77,15 @@ export const citationSchema = z
 export const runSchema = z
   .looseObject({
     runId: z.string(),
-    question: z.string(),
+    question: z.string().meta({ description: 'the question as asked: for POST /v1/chat/completions, the last user message' }),
+    standaloneQuestion: z.string().nullable().meta({
+      description:
+        'the question the run answered when a chat request had earlier turns: the asked question made self-contained from them by the run\'s first step (a `rewrite` model call); null for a run without earlier turns (it answers `question` as asked) or before that step has run',
+    }),
+    conversation: z
+      .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }))
+      .nullable()
+      .meta({ description: "the chat's earlier turns the rewrite read, oldest first, as bounded by the API (docs/API.md); null without them" }),
     variant: z.enum(VARIANTS),
     mode: z.string(),
     status: runStatusSchema,

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Embedder } from '../embeddings/types';
-import type { KgGateway } from '../evidence/recording';
+import type { KnowledgeApi } from '../evidence/crag/types';
 import type { Evidence } from '../evidence/types';
 import { modelFor, routeByPurpose } from '../llm/route';
 import { contextWindow } from './context-window';
@@ -20,6 +20,8 @@ export interface Services {
   evidence(): Evidence;
   embedder(): Embedder;
   vectors(): VectorIndex;
+  /** The CRAG mock-KG API (rag mode's KG module), recorded or replayed with the run like evidence. */
+  kg(): KnowledgeApi;
 }
 
 export interface ContextParts {
@@ -34,8 +36,6 @@ export interface ContextParts {
   llmLimits?: { maxLLMCalls: number; maxTokens: number };
   /** Aborted on wall-time overrun or cancel; handed to every model and tool call. */
   signal?: AbortSignal;
-  /** Records or replays CRAG KG API calls (see src/evidence/recording.ts). */
-  kg?: KgGateway;
   /** A sentence for the step's trace (a prompt shortened to fit the model's window). */
   note?: (text: string) => void;
   /** Spans for the step's model and tool calls (OpenTelemetry export when configured). */
@@ -103,7 +103,7 @@ export const createRunContext = (parts: ContextParts): RunContext => {
     vectors: parts.services.vectors,
     tools: parts.tools,
     signal: parts.signal,
-    kg: parts.kg,
+    kg: parts.services.kg,
     attribute: (claims) => attribute(claims, parts.book?.() ?? evidenceBook([], parts.request.context)),
     async runTool(name, input) {
       const tool = parts.tools.get(name);

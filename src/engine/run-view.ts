@@ -3,6 +3,8 @@ import type { AnswerData, RunEvent, RunRequest, RunStatus, Timings, Usage } from
 export interface RunRecord {
   runId: string;
   request: RunRequest;
+  /** A chat run's question made self-contained from its earlier turns (null: none, or not yet made). */
+  standaloneQuestion?: string | null;
   status: RunStatus;
   usage: Usage;
   timings: Timings;
@@ -25,6 +27,8 @@ export const runView = (r: RunRecord) => {
   return {
     runId: r.runId,
     question: r.request.question,
+    standaloneQuestion: r.standaloneQuestion ?? null,
+    conversation: r.request.conversation ?? null,
     variant: r.request.variant,
     mode: r.request.mode,
     status: r.status,

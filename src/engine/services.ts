@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import { createEmbedder } from '../embeddings';
 import type { Embedder } from '../embeddings/types';
-import { createEvidence } from '../evidence';
+import { createEvidence, createKnowledgeApi, type KnowledgeApi } from '../evidence';
 import type { Evidence } from '../evidence/types';
 import { hqaTools } from '../tools';
 import { toolRegistry, type Tool, type ToolRegistry } from '../tools/types';
@@ -32,27 +32,25 @@ const once = <T>(make: () => T) => {
   return () => (value ??= make());
 };
 
-/** Evidence, embeddings and vectors, each created on first use. */
-export const createServices = (config: Config, bindings: ServiceBindings, caller: ServiceCaller = {}): Services => ({
-  evidence: once<Evidence>(() =>
-    createEvidence(
-      config,
-      { DB: bindings.DB, POLITENESS_GATE: bindings.POLITENESS_GATE },
-      {
-        caller: {
-          signal: caller.signal,
-          onWait: (text, ms) => {
-            if (caller.usage) addGateWait(caller.usage, ms);
-            caller.note?.(text);
-          },
-          onCache: (hit) => caller.usage && addCacheLookup(caller.usage, hit),
-        },
-      },
-    ),
-  ),
-  embedder: once<Embedder>(() => createEmbedder(config, { AI: bindings.AI })),
-  vectors: once<VectorIndex>(() => createVectorIndex(config, { DB: bindings.DB, VECTORIZE: bindings.VECTORIZE })),
-});
+/** Evidence, the knowledge API, embeddings and vectors, each created on first use. */
+export const createServices = (config: Config, bindings: ServiceBindings, caller: ServiceCaller = {}): Services => {
+  // Waits at a gate and cache lookups of any upstream join the run's usage and its step's trace.
+  const told = {
+    signal: caller.signal,
+    onWait: (text: string, ms: number) => {
+      if (caller.usage) addGateWait(caller.usage, ms);
+      caller.note?.(text);
+    },
+    onCache: (hit: boolean) => caller.usage && addCacheLookup(caller.usage, hit),
+  };
+  const gates = { DB: bindings.DB, POLITENESS_GATE: bindings.POLITENESS_GATE };
+  return {
+    evidence: once<Evidence>(() => createEvidence(config, gates, { caller: told })),
+    kg: once<KnowledgeApi>(() => createKnowledgeApi(config, gates, { caller: told })),
+    embedder: once<Embedder>(() => createEmbedder(config, { AI: bindings.AI })),
+    vectors: once<VectorIndex>(() => createVectorIndex(config, { DB: bindings.DB, VECTORIZE: bindings.VECTORIZE })),
+  };
+};
 
 /** The shared tools plus those the registered strategies add (see strategyTools in src/strategies). */
 export const createToolRegistry = (added: readonly Tool[] = []): ToolRegistry => toolRegistry([...hqaTools(), ...added]);

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Embedder } from '../embeddings/types';
-import type { KgGateway } from '../evidence/recording';
+import type { KnowledgeApi } from '../evidence/crag/types';
 import type { Evidence } from '../evidence/types';
 import type { LLM, Purpose } from '../llm/types';
 import type { Tool, ToolRegistry } from '../tools/types';
@@ -9,13 +9,25 @@ import type { VectorIndex } from '../vectors/types';
 export const VARIANTS = ['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
-/** What the caller sends to POST /v1/answer, after validation. */
+/** One earlier turn of a chat (POST /v1/chat/completions), as the run keeps it: already bounded by the API. */
+export interface ConversationTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** What the caller sends to POST /v1/answer (or the chat facade), after validation. */
 export interface RunRequest {
+  /** The question as asked (a chat's last user message). */
   question: string;
   variant: Variant;
   mode: string;
   context?: Record<string, unknown>;
   options?: Record<string, unknown>;
+  /**
+   * A chat's turns before its question, oldest first. With them, the run's first step makes the question
+   * self-contained (src/engine/conversation) and every later step answers that standalone question.
+   */
+  conversation?: ConversationTurn[];
 }
 
 export interface Source {
@@ -184,8 +196,8 @@ export interface RunContext {
    * context already carry it; a strategy that waits on something else should pass it on.
    */
   readonly signal?: AbortSignal;
-  /** Where CRAG KG API calls go: recorded with the run, or answered from a replayed archive. Absent: sent as they are. */
-  readonly kg?: KgGateway;
+  /** The CRAG mock-KG API: its calls are recorded with the run, or answered from a replayed archive. */
+  kg(): KnowledgeApi;
   /**
    * Runs a tool by name, timing it and counting it; errors become observations (error: true), never throws.
    * `records` are the keys of the evidence records the call produced (what a claim cites).

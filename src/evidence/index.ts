@@ -3,9 +3,12 @@ import type { LLM } from '../llm/types';
 import { createLiveEvidence, wikimediaUserAgent, type LiveOptions } from './live';
 import { gatesFor, type GateCaller, type GateNamespace } from './live/politeness';
 import { createStaticEvidence, type SnapshotBundle } from './static';
+import type { KnowledgeApi } from './crag/types';
+import { createLiveKg, kgGateFor, noKnowledgeApi } from './live/crag-kg';
 import type { Evidence } from './types';
 
 export type { Evidence } from './types';
+export type { KnowledgeApi } from './crag/types';
 export { EvidenceError } from './types';
 
 export interface EvidenceBindings {
@@ -43,3 +46,17 @@ export const createEvidence = (config: Config, bindings: EvidenceBindings, deps:
         ...deps.live,
       })
     : createStaticEvidence({ db: bindings.DB, bundle: deps.bundle });
+
+/**
+ * The CRAG mock-KG API at CRAG_API_URL, through the live HTTP client and the host's politeness gate like every other
+ * upstream; without CRAG_API_URL, a client that refuses every call.
+ */
+export const createKnowledgeApi = (config: Config, bindings: Pick<EvidenceBindings, 'POLITENESS_GATE'>, deps: Pick<EvidenceDeps, 'live' | 'caller'> = {}): KnowledgeApi => {
+  if (!config.CRAG_API_URL) return noKnowledgeApi;
+  const gate = bindings.POLITENESS_GATE as unknown as GateNamespace | undefined;
+  return createLiveKg(config.CRAG_API_URL, {
+    onCache: deps.caller?.onCache,
+    ...(gate ? { gateFor: kgGateFor(config, gate, deps.caller ?? {}, deps.live?.timeoutMs ?? LIVE_TIMEOUT_MS) } : {}),
+    ...deps.live,
+  });
+};

@@ -1,3 +1,4 @@
+import type { KnowledgeApi } from './crag/types';
 import { bodyShapeProblem } from './replay-shapes';
 import { EvidenceError, type Evidence } from './types';
 
@@ -105,35 +106,27 @@ export const recordingEvidence = (inner: Evidence, sink: RecordSink): Evidence =
   };
 };
 
-/**
- * The path of every CRAG KG API call of a run: `send` makes the real request; a gateway may record its result or
- * answer from an archive instead. The result is the trimmed text the strategy sees.
- */
-export type KgGateway = (call: { endpoint: string; args: Record<string, unknown> }, send: () => Promise<string>) => Promise<string>;
-
-/** Records each KG call's result (or its failure) through `sink`. */
-export const recordingKg =
-  (sink: RecordSink): KgGateway =>
-  async (call, send) => {
+/** Records each KG call's result (or its failure, as for evidence: EvidenceErrors only) through `sink`. */
+export const recordingKg = (inner: KnowledgeApi, sink: RecordSink): KnowledgeApi => ({
+  async call(call) {
     const request: RecordedRequest = { source: 'kg', endpoint: call.endpoint, args: call.args };
     const key = requestKey(request);
     try {
-      const body = await send();
+      const body = await inner.call(call);
       await sink({ key, request, response: { body } });
       return body;
     } catch (err) {
-      if (err instanceof Error && !['AbortError', 'TimeoutError', 'ReplayMiss'].includes(err.name)) {
-        await sink({ key, request, response: { error: { code: 'upstream', message: err.message } } });
-      }
+      const error = errorOf(err);
+      if (error) await sink({ key, request, response: { error } });
       throw err;
     }
-  };
+  },
+});
 
 /** Answers each KG call from the archive; nothing is sent. */
-export const replayingKg =
-  (source: ReplaySource, onMiss: (request: RecordedRequest) => void): KgGateway =>
-  async (call) =>
-    (await answerFrom(source, { source: 'kg', endpoint: call.endpoint, args: call.args }, onMiss)) as string;
+export const replayingKg = (source: ReplaySource, onMiss: (request: RecordedRequest) => void): KnowledgeApi => ({
+  call: async (call) => (await answerFrom(source, { source: 'kg', endpoint: call.endpoint, args: call.args }, onMiss)) as string,
+});
 
 /**
  * Thrown for a request an archive does not hold, or holds with an answer that is not one (`reason`); the tool turns

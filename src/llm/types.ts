@@ -1,7 +1,7 @@
 /** Why a model is called. Recorded in the run's usage and sent as `x-request-purpose`. */
 export const PURPOSES = [
   'agent', 'read', 'generateQuery', 'parametric', 'final', 'code', 'refine', 'simplify',
-  'extract_info', 'check', 'attribute', 'calculator', 'kg', 'reasoning', 'summarize', 'judge', 'vision',
+  'extract_info', 'check', 'attribute', 'calculator', 'kg', 'reasoning', 'summarize', 'judge', 'vision', 'rewrite',
 ] as const;
 export type Purpose = (typeof PURPOSES)[number];
 

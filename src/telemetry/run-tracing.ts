@@ -2,7 +2,7 @@ import type { Config } from '../config';
 import { runSpanIdOf, traceIdOf, type Tracer } from '../engine/trace';
 import type { RunRequest, RunStatus, Usage } from '../engine/types';
 import type { Evidence } from '../evidence/types';
-import type { KgGateway } from '../evidence/recording';
+import type { KnowledgeApi } from '../evidence/crag/types';
 import { exportSpans } from './otlp';
 import { SpanBuffer, type FinishedSpan } from './span-buffer';
 
@@ -69,7 +69,13 @@ export const tracedEvidence = (evidence: Evidence, tracer: Tracer): Evidence =>
   });
 
 /** CRAG KG API calls are evidence requests too. */
-export const tracedKg =
-  (kg: KgGateway, tracer: Tracer): KgGateway =>
-  (call, send) =>
-    tracer.span(`evidence kg ${call.endpoint}`, { 'humaniq.evidence.kind': 'kg', 'humaniq.evidence.request': call.endpoint }, () => kg(call, send));
+export const tracedKg = (kg: KnowledgeApi, tracer: Tracer): KnowledgeApi => ({
+  call: (call) => tracer.span(`evidence kg ${call.endpoint}`, { 'humaniq.evidence.kind': 'kg', 'humaniq.evidence.request': call.endpoint }, () => kg.call(call)),
+});
+
+/** A step's services with their evidence and KG requests traced, each wrapped once, on first use. */
+export const tracedServices = <S extends { evidence(): Evidence; kg(): KnowledgeApi }>(services: S, tracer: Tracer): S => {
+  let evidence: Evidence | undefined;
+  let kg: KnowledgeApi | undefined;
+  return { ...services, evidence: () => (evidence ??= tracedEvidence(services.evidence(), tracer)), kg: () => (kg ??= tracedKg(services.kg(), tracer)) };
+};

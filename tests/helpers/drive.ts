@@ -2,6 +2,8 @@ import { loadConfig } from '../../src/config';
 import { evidenceBook, finishAnswer } from '../../src/engine/attribution/attribute';
 import { createRunContext, type Services } from '../../src/engine/context';
 import type { EventInput, RunRequest, Strategy, Usage } from '../../src/engine/types';
+import { createKnowledgeApi } from '../../src/evidence';
+import type { KnowledgeApi } from '../../src/evidence/crag/types';
 import { recordingEvidence, recordingKg, type EvidenceRecord } from '../../src/evidence/recording';
 import type { Evidence } from '../../src/evidence/types';
 import { emptyUsage } from '../../src/engine/usage';
@@ -38,21 +40,24 @@ export const driveStrategy = async <S>(
     if (!records.some((x) => x.key === r.key)) records.push(r);
   };
   let evidence: Evidence | undefined;
+  let kg: KnowledgeApi | undefined;
   const book = () => evidenceBook(records, request.context);
+  const config = loadConfig({ ...(opts.env ?? {}) });
   const ctx = createRunContext({
     runId: 'test-run',
     request,
-    config: loadConfig({ ...(opts.env ?? {}) }),
+    config,
     llm: opts.llm,
     services: {
       evidence: () => (evidence ??= recordingEvidence((opts.services?.evidence ?? unavailable('evidence'))(), keep)),
+      // The KG API of CRAG_API_URL in `env` (through the live client, without a gate), unless the test brings one.
+      kg: () => (kg ??= recordingKg(opts.services?.kg?.() ?? createKnowledgeApi(config, {}), keep)),
       embedder: opts.services?.embedder ?? unavailable('embedder'),
       vectors: opts.services?.vectors ?? unavailable('vectors'),
     },
     tools: toolRegistry(opts.tools ?? []),
     usage,
     note: (text) => notes.push(text),
-    kg: recordingKg(keep),
     recorded,
     book,
   });

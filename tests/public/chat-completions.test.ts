@@ -21,7 +21,7 @@ type Delta = { content?: string | null; reasoning_content?: string; role?: strin
 
 describe('POST /v1/chat/completions with the official openai client', () => {
   it('streams the answer as content deltas, ends with usage, for model "mintaka:parametric"', async () => {
-    const llm = installScript({ parametric: ['Paris'] });
+    const llm = installScript({ rewrite: ['What is the capital of France?'], parametric: ['Paris'] });
     const stream = await client().chat.completions.create({
       model: 'mintaka:parametric',
       stream: true,
@@ -41,9 +41,12 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     expect(content).toBe('Paris');
     expect(last.choices[0].finish_reason).toBe('stop');
     expect(last.usage.total_tokens).toBeGreaterThan(0);
-    // The last user message is the question; earlier turns are not.
-    expect(JSON.stringify(llm.requests[0].messages)).toContain('capital of France');
-    expect(JSON.stringify(llm.requests[0].messages)).not.toContain('capital of Italy');
+    // The earlier turns reach the rewrite only (fenced as data); the answering call sees the standalone question.
+    expect(llm.requests.map((r) => r.purpose)).toEqual(['rewrite', 'parametric']);
+    expect(String(llm.requests[0].messages[1].content)).toContain('<<<USER_TURN\nWhat is the capital of Italy?\nUSER_TURN>>>');
+    expect(String(llm.requests[0].messages[1].content)).not.toContain('You are helpful.');
+    expect(JSON.stringify(llm.requests[1].messages)).toContain('capital of France');
+    expect(JSON.stringify(llm.requests[1].messages)).not.toContain('capital of Italy');
   });
 
   it('streams reasoning steps as reasoning_content before the answer', async () => {

@@ -5,7 +5,10 @@ import type { ChatRequest } from '../../src/llm/types';
 import { scriptedLLM, type Script } from '../../src/llm/scripted';
 import { ragStrategy } from '../../src/strategies/rag';
 import { planKgCalls, runPlan } from '../../src/strategies/rag/kg/rules';
+import { createKnowledgeApi } from '../../src/evidence';
+import { loadConfig } from '../../src/config';
 import { driveStrategy } from '../helpers/drive';
+import { cragKg } from '../support/crag-kg';
 
 const text = (r: ChatRequest) => r.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
 const system = (r: ChatRequest) => String(r.messages.find((m) => m.role === 'system')?.content ?? '');
@@ -122,28 +125,22 @@ describe('CRAG final system: references', () => {
   });
 });
 
-/** A local stand-in of the CRAG mock-KG API: a few endpoints with fixed data, everything else 404. */
-const cragApi = () => {
-  const seen: { endpoint: string; body: unknown }[] = [];
-  const data: Record<string, (body: { query?: unknown }) => unknown> = {
-    'finance/get_ticker_by_name': (b) => (b.query === 'Apple Inc.' ? 'AAPL' : null),
-    'finance/get_market_capitalization': (b) => (b.query === 'AAPL' ? 3_010_000_000_000 : null),
-    'open/search_entity_by_name': (b) => (String(b.query).toLowerCase().includes('baikal') ? ['Lake Baikal', 'Baikal seal'] : []),
-    'open/get_entity': (b) => (b.query === 'Lake Baikal' ? { summary_text: 'rift lake in Siberia', max_depth: '1,642 m' } : null),
-  };
-  const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const endpoint = new URL(String(input)).pathname.replace(/^\/api\//, '');
-    const body = JSON.parse(String(init?.body ?? '{}'));
-    seen.push({ endpoint, body });
-    const handler = data[endpoint];
-    if (!handler) return new Response('not found', { status: 404 });
-    return Response.json({ result: handler(body) });
-  });
-  return { seen, spy };
+/** The CRAG mock-KG stand-in (served by Node on 127.0.0.1): the calls it saw, as endpoint and parsed body. */
+const kgStandIn = cragKg();
+const seenBy = async (pattern: RegExp) =>
+  (await kgStandIn.requests('')).filter((r) => pattern.test(r.body)).map((r) => ({ endpoint: r.path, body: JSON.parse(r.body) }));
+/**
+ * What the stand-in sees from here on, of requests whose body matches (earlier tests of this file may have sent some;
+ * other files use other names).
+ */
+const watch = async (pattern: RegExp) => {
+  const before = (await seenBy(pattern)).length;
+  return async () => (await seenBy(pattern)).slice(before);
 };
+const kgApi = () => createKnowledgeApi(loadConfig({ CRAG_API_URL: kgStandIn.url }), {});
 
 describe('CRAG final system: KG by entity extraction and rule-based calls', () => {
-  const env = { CRAG_API_URL: 'http://kg.test/api' };
+  const env = { CRAG_API_URL: kgStandIn.url };
 
   it('plans endpoint calls from entities by rules, without the network', () => {
     expect(planKgCalls('finance', { ticker: ['msft'] }, 'What is the EPS of Microsoft?')).toEqual([{ endpoint: 'finance/get_eps', args: { query: 'MSFT' } }]);
@@ -155,7 +152,7 @@ describe('CRAG final system: KG by entity extraction and rule-based calls', () =
   });
 
   it('finance: the model names the company; rules resolve its ticker, then ask for the market capitalization', async () => {
-    const api = cragApi();
+    const seen = await watch(/Apple Inc\.|AAPL/);
     const { llm, run } = drive('what is the market cap of apple?', {
       attribute: [vote('static', 'finance'), vote('static', 'finance'), vote('static', 'finance')],
       calculator: ['NONE', 'NONE', 'NONE'],
@@ -164,7 +161,7 @@ describe('CRAG final system: KG by entity extraction and rule-based calls', () =
       reasoning: [(r) => (text(r).includes('3010000000000') ? '<answer>$3.01 trillion</answer>' : '<answer>?</answer>')],
     }, { env });
     const { events } = await run;
-    expect(api.seen).toEqual([
+    expect(await seen()).toEqual([
       { endpoint: 'finance/get_ticker_by_name', body: { query: 'Apple Inc.' } },
       { endpoint: 'finance/get_market_capitalization', body: { query: 'AAPL' } },
     ]);
@@ -176,7 +173,7 @@ describe('CRAG final system: KG by entity extraction and rule-based calls', () =
   });
 
   it('open domain: search the entity, then read the first match', async () => {
-    const api = cragApi();
+    const seen = await watch(/Baikal/);
     const { run } = drive('how deep is lake baikal?', {
       attribute: [vote('static'), vote('static'), vote('static')],
       calculator: ['NONE', 'NONE', 'NONE'],
@@ -185,8 +182,9 @@ describe('CRAG final system: KG by entity extraction and rule-based calls', () =
       reasoning: [(r) => (text(r).includes('"max_depth":"1,642 m"') ? '<answer>1,642 m</answer>' : '<answer>?</answer>')],
     }, { env });
     const { events } = await run;
-    expect(api.seen.map((s) => s.endpoint)).toEqual(['open/search_entity_by_name', 'open/get_entity']);
-    expect(api.seen[1].body).toEqual({ query: 'Lake Baikal' });
+    const calls = await seen();
+    expect(calls.map((s) => s.endpoint)).toEqual(['open/search_entity_by_name', 'open/get_entity']);
+    expect(calls[1].body).toEqual({ query: 'Lake Baikal' });
     expect(answerOf(events).answer).toBe('1,642 m');
     // The page says nothing of the depth; the KG response does, and its citation quotes it.
     const found = answerOf(events);
@@ -208,23 +206,23 @@ describe('CRAG final system: KG by entity extraction and rule-based calls', () =
   });
 
   it('keeps a plan within its request cap, refuses invalid arguments unsent, and sends nothing for a cancelled run', async () => {
-    const api = cragApi();
-    const plan = planKgCalls('music', { artist: ['A', 'B', 'C'] }, 'where was the artist born and when did they die?');
-    const results = await runPlan('http://kg.test/api', plan, { maxRequests: 2 });
-    expect(api.seen).toHaveLength(2);
-    expect(results.filter((r) => !r.error)).toHaveLength(0); // the stand-in has no music endpoints: 404s
-    const bad = await runPlan('http://kg.test/api', [{ endpoint: 'music/get_billboard_rank_date', args: { rank: 500 } }]);
+    const seen = await watch(/Zyx Artist/);
+    const plan = planKgCalls('music', { artist: ['Zyx Artist A', 'Zyx Artist B', 'Zyx Artist C'] }, 'where was the artist born and when did they die?');
+    const results = await runPlan(kgApi(), plan, { maxRequests: 2 });
+    expect(await seen()).toHaveLength(2);
+    // Artists the KG does not know: the API answers {"result": null}, which is no error.
+    expect(results.map((r) => [r.error, r.result])).toEqual([[undefined, 'null'], [undefined, 'null']]);
+    const bad = await runPlan(kgApi(), [{ endpoint: 'music/get_billboard_rank_date', args: { rank: 500, date: 'Zyx Artist' } }]);
     expect(bad[0].error).toMatch(/^not sent: .*rank/);
-    expect(api.seen).toHaveLength(2);
-    await runPlan('http://kg.test/api', [{ resolve: 'entity', name: 'Baikal' }], { signal: AbortSignal.abort() });
-    expect(api.seen).toHaveLength(2);
+    await runPlan(kgApi(), [{ resolve: 'entity', name: 'Zyx Artist D' }], { signal: AbortSignal.abort() });
+    expect(await seen()).toHaveLength(2);
   });
 
   it('sends nothing when the extractor finds no entity', async () => {
-    const api = cragApi();
+    const seen = await watch(/Baikal/i);
     const { run } = drive('how deep is lake baikal?', { ...rest, attribute: [vote('static'), vote('static'), vote('static')], kg: ['no entities here'] }, { env });
     const { events } = await run;
-    expect(api.spy).not.toHaveBeenCalled();
+    expect(await seen()).toEqual([]);
     expect(observation(events, 'kg')).toMatch(/no rule matches/);
   });
 });

@@ -5,6 +5,7 @@ import type { ChatRequest } from '../../src/llm/types';
 import { scriptedLLM, type Script } from '../../src/llm/scripted';
 import { ragStrategy } from '../../src/strategies/rag';
 import { driveStrategy } from '../helpers/drive';
+import { cragKg } from '../support/crag-kg';
 
 const officePage = `<html><head><title>Microsoft Office 2019 - Wikipedia</title></head><body>
   <nav><a href="/">Main page</a></nav>
@@ -233,21 +234,22 @@ describe('rag strategy', () => {
 });
 
 describe('rag strategy: KG module by function calling (options.kgMode "calls")', () => {
-  const env = { CRAG_API_URL: 'http://kg.test/api' };
+  // The CRAG mock-KG stand-in, served over HTTP on 127.0.0.1 by the test run (tests/support/standins-setup.ts).
+  const kg = cragKg();
+  const env = { CRAG_API_URL: kg.url };
   const base = { attribute: staticVotes, calculator: ['NONE', 'NONE', 'NONE'], parametric: ['Answer: yes\nFalse premise: no'] };
 
   it('rejects invalid calls before any request is made', async () => {
-    const fetchSpy = vi.spyOn(globalThis, 'fetch');
     const { run } = drive(
       {
         ...base,
-        kg: ['[{"endpoint": "admin/drop_tables", "args": {}}, {"endpoint": "finance/get_eps", "args": {"ticker": "MSFT"}}, {"endpoint": "music/get_billboard_rank_date", "args": {"rank": 500}}]'],
+        kg: ['[{"endpoint": "admin/drop_tables", "args": {"query": "Qwr Invalid"}}, {"endpoint": "finance/get_eps", "args": {"ticker": "Qwr Invalid"}}, {"endpoint": "music/get_billboard_rank_date", "args": {"rank": 500, "date": "Qwr Invalid"}}]'],
         reasoning: ['<answer>yes</answer>'],
       },
       { env, options: { kgMode: 'calls' } },
     );
     const { events } = await run;
-    expect(fetchSpy).not.toHaveBeenCalled();
+    expect(await kg.requests('Qwr Invalid')).toEqual([]);
     const out = observation(events, 'kg');
     expect(out).toContain('unknown endpoint "admin/drop_tables"');
     expect(out).toMatch(/rejected \(not sent\): finance\/get_eps/);
@@ -255,26 +257,23 @@ describe('rag strategy: KG module by function calling (options.kgMode "calls")',
     expect(tools(events, 'action')).toEqual(['attribute', 'retrieve', 'calculator', 'parametric', 'kg', 'reasoning']);
   });
 
-  it('sends a valid call as a POST and gives the trimmed result to the reasoning step', async () => {
-    const fetchSpy = vi.spyOn(globalThis, 'fetch').mockImplementation(async () =>
-      new Response(JSON.stringify({ result: Array.from({ length: 50 }, (_, i) => `Office entity ${i}`) }), { headers: { 'content-type': 'application/json' } }));
+  it('sends a valid call as a POST and gives the result, shortened, to the reasoning step', async () => {
     const { run } = drive(
       {
         ...base,
-        kg: ['```json\n[{"endpoint": "open/search_entity_by_name", "args": {"query": "Microsoft Office 2019"}}]\n```'],
-        reasoning: [(r) => (userText(r).includes('Office entity 9') && !userText(r).includes('Office entity 10') ? '<answer>yes</answer>' : '<answer>wrong</answer>')],
+        kg: ['```json\n[{"endpoint": "finance/get_price_history", "args": {"query": "MSFT"}}]\n```'],
+        reasoning: [(r) => (userText(r).includes('"Close":413.64') ? '<answer>yes</answer>' : '<answer>wrong</answer>')],
       },
       { env, options: { kgMode: 'calls' } },
     );
-    const { events } = await run;
-    expect(fetchSpy).toHaveBeenCalledTimes(1);
-    const [url, init] = fetchSpy.mock.calls[0];
-    expect(String(url)).toBe('http://kg.test/api/open/search_entity_by_name');
-    expect(init?.method).toBe('POST');
-    expect(JSON.parse(String(init?.body))).toEqual({ query: 'Microsoft Office 2019' });
+    const { events, records } = await run;
+    const sent = (await kg.requests('MSFT')).filter((r) => r.path === 'finance/get_price_history');
+    expect(sent.map((r) => JSON.parse(r.body))).toContainEqual({ query: 'MSFT' });
     expect(tools(events, 'action')).toEqual(['attribute', 'retrieve', 'calculator', 'parametric', 'kg', 'kg', 'reasoning']);
     expect(finalAnswer(events).answer).toBe('yes');
-    expect(finalAnswer(events).answers.kg).toContain('open/search_entity_by_name');
+    expect(finalAnswer(events).answers.kg).toContain('finance/get_price_history');
+    // The call is part of the run's evidence recording, as any Wikipedia or Wikidata request is.
+    expect(records.map((r) => r.key)).toContain('kg finance/get_price_history {"query":"MSFT"}');
   });
 });
 

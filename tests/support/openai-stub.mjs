@@ -4,7 +4,8 @@
 // and injected faults, and records what it received.
 //
 //   node tests/support/openai-stub.mjs --port 8900 --latency 200
-//   POST /__script   {"parametric": ["Paris"], "default": ["..."]}   replace reply queues (purpose = x-request-purpose)
+//   POST /__script   {"parametric": ["Paris"], "default": ["..."]}   replace reply queues (purpose = x-request-purpose);
+//                    `rewrite` (a chat follow-up made self-contained) has no default: unscripted, it repeats the question
 //                    {"byQuestion": {"<question>": {"final": ["Paris"]}}, ...}   replies per question: the request's
 //                    question is the key that occurs latest in its messages (few-shot examples come before it)
 //                    {"byTurn": {"agent": ["Action: wikisearch\nAction Input: {entity}", "...", "Final Answer: {entity}"]}}
@@ -36,6 +37,13 @@ const DEFAULT_REPLIES = {
   parametric: 'I think the answer is 42.',
   final: 'The answer is 42.',
   default: 'Thought: I know this.\nFinal Answer: 42',
+};
+
+/** The text of the last QUESTION block in a request (how every prompt of the service fences the question). */
+const askedQuestion = (body) => {
+  const text = (body.messages ?? []).map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+  const blocks = [...text.matchAll(/<<<QUESTION\n([\s\S]*?)\nQUESTION>>>/g)];
+  return blocks.at(-1)?.[1].trim() ?? '';
 };
 
 export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '127.0.0.1', contextTokens = 0, models, listModels = true, maxConcurrent = 0, retryAfter = 1, keepRequests = true } = {}) => {
@@ -89,6 +97,8 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
       return turns[Math.min(turn, turns.length - 1)].replaceAll('{question}', question).replaceAll('{entity}', entity);
     }
     const own = questionOf(body);
+    // An unscripted rewrite (a chat's follow-up made self-contained) keeps the question as asked, whatever `default` says.
+    if (purpose === 'rewrite' && !own?.rewrite?.length && !queues.rewrite?.length) return askedQuestion(body);
     const q = own?.[purpose]?.length ? own[purpose] : queues[purpose]?.length ? queues[purpose] : queues.default;
     const next = q?.length ? (q.length > 1 ? q.shift() : q[0]) : DEFAULT_REPLIES[purpose] ?? DEFAULT_REPLIES.default;
     if (typeof next === 'string' && next.startsWith('echo:')) {

@@ -40,6 +40,8 @@ export interface LiveHttp {
   getJson(url: URL, accept?: string): Promise<unknown>;
   /** POST (form body) with retries, not cached; for queries too long for a URL. */
   postFormJson(url: URL, form: Record<string, string>, accept?: string): Promise<unknown>;
+  /** POST (JSON body) with retries; cached only in a gate (the CRAG KG API takes its arguments this way). */
+  postJson(url: URL, body: unknown, accept?: string): Promise<unknown>;
 }
 
 const defaultCache = (): Cache | null => (typeof caches !== 'undefined' && 'default' in caches ? (caches as unknown as { default: Cache }).default : null);
@@ -220,6 +222,11 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
         headers: { 'user-agent': options.userAgent, accept, 'content-type': 'application/x-www-form-urlencoded' },
         body,
       };
+      return parse(await cachedExchange(url, init, `POST ${url}\n${accept}\n${body}`), url);
+    },
+    async postJson(url, value, accept = 'application/json') {
+      const body = JSON.stringify(value);
+      const init = { method: 'POST', headers: { 'user-agent': options.userAgent, accept, 'content-type': 'application/json' }, body };
       return parse(await cachedExchange(url, init, `POST ${url}\n${accept}\n${body}`), url);
     },
   };

@@ -1,7 +1,7 @@
 import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { requestKey } from '../../evidence/recording';
-import { callKg, checkCall, describeEndpoints, parseCalls } from './kg/client';
+import { checkCall, describeEndpoints, parseCalls } from './kg/client';
 import { parseEntities } from './kg/entities';
 import { planKgCalls, runPlan, type RulePlan } from './kg/rules';
 import entitiesPrompt from './prompts/kg-entities.txt';
@@ -102,11 +102,10 @@ const kgCallsStep = async (state: RagState, ctx: RunContext): Promise<StepOutcom
 
 /** KG module, part 2: the validated calls go out; results are trimmed into references. */
 export const kgFetchStep = async (state: RagState, ctx: RunContext): Promise<StepOutcome<RagState>> => {
-  const base = ctx.config.CRAG_API_URL!;
   const started = Date.now();
   if (state.kgEntities) {
     const plan = planKgCalls(state.attribute?.domain ?? 'open', state.kgEntities, ctx.request.question);
-    const results = await runPlan(base, plan, { signal: ctx.signal, gateway: ctx.kg });
+    const results = await runPlan(ctx.kg(), plan, { signal: ctx.signal });
     const ok = results.filter((r) => !r.error && r.result !== 'null');
     const output = results
       .map((r) => `${r.endpoint} ${JSON.stringify(r.args)}: ${r.error ? `failed (${r.error})` : r.result.slice(0, 300)}`)
@@ -126,7 +125,7 @@ export const kgFetchStep = async (state: RagState, ctx: RunContext): Promise<Ste
   const results = await Promise.all(
     state.kgCalls.map(async (call) => {
       try {
-        return { endpoint: call.endpoint, result: await callKg(base, call, 10_000, ctx.signal, ctx.kg), key: requestKey({ source: 'kg', endpoint: call.endpoint, args: call.args }) };
+        return { endpoint: call.endpoint, result: await ctx.kg().call(call), key: requestKey({ source: 'kg', endpoint: call.endpoint, args: call.args }) };
       } catch (err) {
         return { endpoint: call.endpoint, result: '', error: err instanceof Error ? err.message : String(err) };
       }

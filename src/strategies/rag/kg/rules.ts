@@ -1,5 +1,5 @@
-import type { KgGateway } from '../../../evidence/recording';
-import { callKg, checkCall, type KgCall } from './client';
+import type { KnowledgeApi } from '../../../evidence/crag/types';
+import { checkCall, type KgCall } from './client';
 import type { KgEntities } from './entities';
 
 // The paper's final KG module: the model only names entities; these rules decide which endpoints to call. Lookups
@@ -110,16 +110,14 @@ export interface PlanLimits {
   /** No new request starts after this long (the clock moves across I/O, so this holds in workerd). */
   budgetMs: number;
   signal?: AbortSignal;
-  /** The run's KG gateway (recording or replay), when it has one. */
-  gateway?: KgGateway;
 }
 
 /**
  * Runs a plan against the CRAG API: every call is validated against its endpoint schema before it is sent; the
  * calls go one after another (a resolution feeds the next), within a request count and a time budget.
  */
-export const runPlan = async (baseUrl: string, plan: RulePlan, limits: Partial<PlanLimits> = {}): Promise<KgResult[]> => {
-  const { maxRequests = 8, budgetMs = 20_000, signal, gateway } = limits;
+export const runPlan = async (kg: KnowledgeApi, plan: RulePlan, limits: Partial<PlanLimits> = {}): Promise<KgResult[]> => {
+  const { maxRequests = 8, budgetMs = 20_000, signal } = limits;
   const started = Date.now();
   const results: KgResult[] = [];
   let sent = 0;
@@ -136,7 +134,7 @@ export const runPlan = async (baseUrl: string, plan: RulePlan, limits: Partial<P
     }
     sent++;
     try {
-      const result = await callKg(baseUrl, checked.call, 10_000, signal, gateway);
+      const result = await kg.call(checked.call);
       results.push({ ...checked.call, result });
       return result;
     } catch (err) {

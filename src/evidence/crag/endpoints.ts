@@ -2,7 +2,7 @@ import * as z from 'zod';
 
 /**
  * The CRAG mock-KG API: 38 POST endpoints (paths and argument shapes as the benchmark's server defines
- * them; descriptions are ours). Every body is JSON; most take `{query}`.
+ * them; descriptions are ours). Every body is JSON; most take `{query}`; every answer is `{"result": …}`.
  */
 export type KgDomain = 'open' | 'movie' | 'finance' | 'music' | 'sports';
 
@@ -80,3 +80,31 @@ export const KG_ENDPOINTS: KgEndpoint[] = [
 ];
 
 export const endpointByPath = new Map(KG_ENDPOINTS.map((e) => [e.path, e]));
+
+/** One call of the API: an endpoint path (`finance/get_eps`) and its JSON body. */
+export interface KgCall {
+  endpoint: string;
+  args: Record<string, unknown>;
+}
+
+export type Checked = { ok: true; call: KgCall } | { ok: false; error: string };
+
+const callShape = z.object({ endpoint: z.string(), args: z.record(z.string(), z.unknown()).default({}) });
+
+/**
+ * Validates one call against its endpoint's schema, and returns it with its arguments as the endpoint takes them
+ * (`"42"` → 42 where an integer is due). The strategy checks a model's calls with it before anything is sent, and the
+ * client again, so nothing but the 38 endpoints with well-formed bodies ever leaves.
+ */
+export const checkCall = (raw: unknown): Checked => {
+  const shape = callShape.safeParse(raw);
+  if (!shape.success) return { ok: false, error: 'a call must be {"endpoint": string, "args": object}' };
+  const path = shape.data.endpoint.replace(/^\/+/, '');
+  const endpoint = endpointByPath.get(path);
+  if (!endpoint) return { ok: false, error: `unknown endpoint "${path.slice(0, 80)}"` };
+  const args = endpoint.args.safeParse(shape.data.args);
+  if (!args.success) {
+    return { ok: false, error: `${path}: ${args.error.issues.map((i) => `${i.path.join('.') || 'args'} ${i.message}`).join('; ')}` };
+  }
+  return { ok: true, call: { endpoint: path, args: args.data } };
+};

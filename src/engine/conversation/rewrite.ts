@@ -1,0 +1,51 @@
+import { DATA_FENCE_RULE, fence, oneLine } from '../prompt-data';
+import type { ConversationTurn, RunContext, StepEvent } from '../types';
+import prompt from './rewrite.txt';
+
+/** The rewrite is one line; a reply longer than a question may be (the API's cap) is cut there. */
+const MAX_STANDALONE_CHARS = 2_000;
+const PREFIX = /^(?:standalone\s+question|question|rewritten(?:\s+question)?)\s*[:：]\s*/i;
+
+/**
+ * The standalone question in a model's reply: its first non-empty line, without a label the model may have added or
+ * quotes around it, on one line; null when nothing is left.
+ * @example standaloneFrom('Standalone question: "When was Robert Zemeckis born?"') // 'When was Robert Zemeckis born?'
+ */
+export const standaloneFrom = (reply: string): string | null => {
+  const line = reply.split('\n').map((l) => l.trim()).find((l) => l) ?? '';
+  const text = oneLine(line.replace(PREFIX, '').replace(/^["'“”«»]+|["'“”«»]+$/g, '')).slice(0, MAX_STANDALONE_CHARS);
+  return text || null;
+};
+
+/** The earlier turns as fenced data, oldest first: nothing in them can pass for an instruction or close its block. */
+const renderTurns = (turns: readonly ConversationTurn[]) =>
+  turns.map((t) => fence(t.role === 'user' ? 'USER_TURN' : 'ASSISTANT_TURN', t.content)).join('\n');
+
+/**
+ * One model call (purpose `rewrite`) that makes the asked question self-contained from the conversation before it.
+ * Its events show the question, how many turns were read and the standalone question; a reply with no question in
+ * it leaves the question as asked (said in the observation) rather than failing the run.
+ */
+export const rewriteQuestion = async (ctx: RunContext): Promise<{ standalone: string; events: StepEvent[] }> => {
+  const asked = ctx.request.question;
+  const turns = ctx.request.conversation ?? [];
+  const started = Date.now();
+  const reply = await ctx.llm.chat({
+    purpose: 'rewrite',
+    messages: [
+      { role: 'system', content: `${prompt.trim()}\n\n${DATA_FENCE_RULE}` },
+      { role: 'user', content: `${renderTurns(turns)}\n${fence('QUESTION', asked)}\n\nStandalone question:` },
+    ],
+    maxTokens: 200,
+    temperature: 0,
+  });
+  const standalone = standaloneFrom(reply.text);
+  const output = standalone ?? `the rewrite gave no question; answering "${oneLine(asked).slice(0, 300)}" as asked`;
+  return {
+    standalone: standalone ?? asked,
+    events: [
+      { type: 'action', data: { tool: 'rewrite', input: { question: asked, turns: turns.length } } },
+      { type: 'observation', data: { tool: 'rewrite', output, ms: Date.now() - started, ...(standalone ? {} : { error: true }) } },
+    ],
+  };
+};

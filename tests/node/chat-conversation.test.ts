@@ -1,0 +1,78 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDev, type DevServer } from '../support/dev-server.mjs';
+import { startStub, type Stub } from '../support/openai-stub.mjs';
+
+/**
+ * A chat UI's second question leans on its first. Through `npm run dev`, the real `openai` SDK and the
+ * OpenAI-compatible stub: the follow-up is made self-contained by a `rewrite` call the stub sees, and the run answers
+ * that standalone question; the first, lone question makes one model call fewer.
+ */
+let stub: Stub;
+let dev: DevServer;
+beforeAll(async () => {
+  stub = await startStub();
+  dev = await startDev({ vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', LLM_MAX_RETRIES: '0' } });
+}, 180_000);
+afterAll(async () => {
+  await dev?.stop();
+  await stub?.close();
+});
+
+const FIRST = 'Who directed Forrest Gump?';
+const FOLLOW_UP = 'When was he born?';
+const STANDALONE = 'When was Robert Zemeckis born?';
+
+/** The text of a request's user messages, as the stub received it. */
+const userText = (body: any) => (body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+
+describe('a chat with two user turns', () => {
+  it('answers the second as its standalone question, with one rewrite call more than the first', async () => {
+    const client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: 'k', maxRetries: 0 });
+    stub.setScript({ rewrite: [STANDALONE], byQuestion: { [FIRST]: { parametric: ['Robert Zemeckis'] }, [STANDALONE]: { parametric: ['May 14, 1952'] } } });
+
+    const before = stub.requests.length;
+    const first = await client.chat.completions.create({ model: 'mintaka:parametric', messages: [{ role: 'user', content: FIRST }] });
+    const firstCalls = stub.requests.slice(before);
+    expect(first.choices[0].message.content).toBe('Robert Zemeckis');
+    expect(firstCalls.map((r) => r.purpose)).toEqual(['parametric']);
+
+    const mark = stub.requests.length;
+    const { data: second, response } = await client.chat.completions
+      .create({
+        model: 'mintaka:parametric',
+        messages: [
+          { role: 'user', content: FIRST },
+          { role: 'assistant', content: first.choices[0].message.content! },
+          { role: 'user', content: FOLLOW_UP },
+        ],
+      })
+      .withResponse();
+    const secondCalls = stub.requests.slice(mark);
+    expect(second.choices[0].message.content).toBe('May 14, 1952');
+    expect(secondCalls.map((r) => r.purpose)).toEqual(['rewrite', 'parametric']);
+    expect(secondCalls.length).toBe(firstCalls.length + 1);
+    // The rewrite reads the earlier turns as fenced data and carries its purpose to the server.
+    expect(secondCalls[0].headers['x-request-purpose']).toBe('rewrite');
+    expect(userText(secondCalls[0].body)).toContain(`<<<USER_TURN\n${FIRST}\nUSER_TURN>>>`);
+    expect(userText(secondCalls[0].body)).toContain(`<<<QUESTION\n${FOLLOW_UP}\nQUESTION>>>`);
+    // The answering call is asked the standalone question, not the bare follow-up.
+    expect(userText(secondCalls[1].body)).toContain(STANDALONE);
+    expect(userText(secondCalls[1].body)).not.toContain(FOLLOW_UP);
+
+    const run = (await (await fetch(`${dev.url}/v1/runs/${response.headers.get('x-run-id')}`)).json()) as any;
+    expect(run).toMatchObject({ question: FOLLOW_UP, standaloneQuestion: STANDALONE, answer: 'May 14, 1952' });
+    expect(run.usage.byPurpose.rewrite.calls).toBe(1);
+  });
+
+  it('is refused with a 400 when it offers tools', async () => {
+    const client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: 'k', maxRetries: 0 });
+    const before = stub.requests.length;
+    const err = await client.chat.completions
+      .create({ model: 'mintaka:parametric', messages: [{ role: 'user', content: FIRST }], tools: [{ type: 'function', function: { name: 'search', parameters: { type: 'object' } } }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as { code?: string }).code).toBe('tools_not_supported');
+    expect(stub.requests.length).toBe(before);
+  });
+});
