@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
-import { cappedStream } from '../net/read-capped';
+import { eventStream } from '../net/event-stream';
+import { readCapped, readHead } from '../net/read-capped';
 import { seconds } from '../net/politeness/policy';
 import { backoffMs, isRetryableStatus, parseRetryAfter, retrying } from '../net/retry';
 import { retryBudget, startAttempt } from './call-budget';
@@ -54,16 +55,32 @@ export const sendsCacheKey = (baseURL: string): boolean => {
 /** OpenAI servers accept at most four stop sequences; the rest are applied to the text afterwards. */
 const MAX_SERVER_STOPS = 4;
 
+/** Bytes of an error page worth reading: enough for the server's JSON error, whose message a run shows cut to 300 characters. */
+const ERROR_PAGE_BYTES = 64 * 1024;
+
 /**
- * The SDK's fetch with every reply body under the byte cap and read under the signal the SDK passes, which the
- * attempt's deadline aborts: the SDK's own `timeout` ends when the headers arrive.
+ * The SDK's fetch with every reply body read by us under the byte and piece caps (src/net/read-capped.ts) and the
+ * signal the SDK passes, which the attempt's deadline aborts (the SDK's own `timeout` ends when the headers arrive).
+ * A streamed reply (`text/event-stream` with a 2xx) goes on as a stream cut at event ends, so the SDK's event reader
+ * holds one event at a time; anything else is read whole first (an error page only its head) and handed over as
+ * bytes, which the SDK parses once.
  */
 const boundedFetch = (inner: typeof fetch, maxBytes: number): typeof fetch =>
   (async (input: RequestInfo | URL, init?: RequestInit) => {
     const res = await inner(input, init);
     if (!res.body) return res;
-    const body = cappedStream(res.body, maxBytes, init?.signal ?? undefined);
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    const signal = init?.signal ?? undefined;
+    const streamed = res.ok && /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '');
+    const body = streamed
+      ? eventStream(res.body, maxBytes, { signal })
+      : res.ok
+        ? await readCapped(res.body, maxBytes, { signal })
+        : await readHead(res.body, ERROR_PAGE_BYTES, { signal });
+    // The length and encoding were the wire's; the body handed over is decoded and may be cut.
+    const headers = new Headers(res.headers);
+    headers.delete('content-length');
+    headers.delete('content-encoding');
+    return new Response(body, { status: res.status, statusText: res.statusText, headers });
   }) as typeof fetch;
 
 /**

@@ -167,6 +167,10 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
     try {
       return new TextDecoder().decode(await readCapped(res.body, maxBytes));
     } catch (err) {
+      if (err instanceof OverCapError && err.pieces !== undefined) {
+        // Each piece costs a round trip however small it is: a body sent a few bytes at a time is refused by its count.
+        throw new EvidenceError(`${url.host} sent its answer in more than ${err.pieces.toLocaleString('en-US')} pieces (a few bytes each); the answer was not read.`, 'too_large');
+      }
       if (err instanceof OverCapError) {
         throw new EvidenceError(
           `${url.host} sent more than ${sizeText(maxBytes)}; the answer was not read. Ask for less: a LIMIT, fewer variables, a narrower search.`,
