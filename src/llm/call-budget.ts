@@ -1,4 +1,4 @@
-import { BYTES_PER_PIECE, OverCapError } from '../net/read-capped';
+import { OverCapError, pieceCap } from '../net/read-capped';
 import { LLMError } from './types';
 
 /** What one model call may take: bytes of reply (LLM_MAX_RESPONSE_BYTES) and time, headers and body together (LLM_TIMEOUT_MS). */
@@ -6,6 +6,13 @@ export interface CallBudget {
   maxBytes: number;
   timeoutMs: number;
 }
+
+/**
+ * A model's event stream comes one event (~200 bytes) per token, so a reply may arrive in one piece per 64 bytes of
+ * LLM_MAX_RESPONSE_BYTES: 16,384 pieces for 1 MiB, four times what the longest reply at the byte cap needs.
+ */
+export const REPLY_BYTES_PER_PIECE = 64;
+export const replyPieces = (maxBytes: number) => pieceCap(maxBytes, REPLY_BYTES_PER_PIECE);
 
 export const timeoutError = (ms: number) =>
   new LLMError(`the model server did not finish its reply within ${ms} ms (LLM_TIMEOUT_MS)`, undefined, true, 'llm_timeout');
@@ -15,7 +22,7 @@ export const tooLargeError = (bytes: number, pieces?: number) =>
   new LLMError(
     pieces === undefined
       ? `the model server's reply passed ${bytes} bytes (LLM_MAX_RESPONSE_BYTES); it was not read further`
-      : `the model server's reply came in more than ${pieces} pieces, a few bytes each (at most one per ${BYTES_PER_PIECE} bytes of LLM_MAX_RESPONSE_BYTES); it was not read further`,
+      : `the model server's reply came in more than ${pieces} pieces, a few bytes each (at most one per ${REPLY_BYTES_PER_PIECE} bytes of LLM_MAX_RESPONSE_BYTES); it was not read further`,
     undefined,
     true,
     'llm_response_too_large',

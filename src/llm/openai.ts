@@ -3,7 +3,7 @@ import { eventStream } from '../net/event-stream';
 import { readCapped, readHead } from '../net/read-capped';
 import { seconds } from '../net/politeness/policy';
 import { backoffMs, isRetryableStatus, parseRetryAfter, retrying } from '../net/retry';
-import { retryBudget, startAttempt } from './call-budget';
+import { replyPieces, retryBudget, startAttempt } from './call-budget';
 import { throughModelGate, type ModelGate } from './model-gate';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM } from './types';
@@ -69,13 +69,13 @@ const boundedFetch = (inner: typeof fetch, maxBytes: number): typeof fetch =>
   (async (input: RequestInfo | URL, init?: RequestInit) => {
     const res = await inner(input, init);
     if (!res.body) return res;
-    const signal = init?.signal ?? undefined;
+    const caps = { signal: init?.signal ?? undefined, pieces: replyPieces(maxBytes) };
     const streamed = res.ok && /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '');
     const body = streamed
-      ? eventStream(res.body, maxBytes, { signal })
+      ? eventStream(res.body, maxBytes, caps)
       : res.ok
-        ? await readCapped(res.body, maxBytes, { signal })
-        : await readHead(res.body, ERROR_PAGE_BYTES, { signal });
+        ? await readCapped(res.body, maxBytes, caps)
+        : await readHead(res.body, ERROR_PAGE_BYTES, caps);
     // The length and encoding were the wire's; the body handed over is decoded and may be cut.
     const headers = new Headers(res.headers);
     headers.delete('content-length');

@@ -1,7 +1,7 @@
 import { eventStream } from '../net/event-stream';
 import { retrying } from '../net/retry';
 import { untilAborted } from '../net/until-aborted';
-import { type CallBudget, checkTextSize, retryBudget, startAttempt } from './call-budget';
+import { type CallBudget, checkTextSize, replyPieces, retryBudget, startAttempt } from './call-budget';
 import { throughModelGate, type ModelGate } from './model-gate';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM, TokenUsage } from './types';
@@ -34,7 +34,7 @@ const CAPACITY_BACKOFF_MS = 2_000;
  * stream holds us, and in whole events (src/net/event-stream.ts), so each piece is split into lines once.
  */
 const readEvents = async (stream: ReadableStream<Uint8Array>, budget: CallBudget, signal: AbortSignal, onDelta: (t: string) => void) => {
-  const reader = eventStream(stream, budget.maxBytes, { signal }).getReader();
+  const reader = eventStream(stream, budget.maxBytes, { signal, pieces: replyPieces(budget.maxBytes) }).getReader();
   const decoder = new TextDecoder();
   let text = '';
   let usage: WorkersAIOutput['usage'];

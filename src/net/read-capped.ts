@@ -1,9 +1,10 @@
 /**
  * Reads a byte stream from a party we do not control (request bodies in src/api/body.ts, evidence in
  * src/evidence/live/http.ts, model replies in src/llm/) under two caps counted as the bytes arrive: bytes, and the
- * pieces they arrive in. Every piece costs a round trip through the runtime whatever its size (about 30 µs in
- * workerd), so a body sent one byte per HTTP chunk would take minutes to reach a byte cap of megabytes; the piece cap
- * (by default one piece per 64 bytes of the byte cap) ends it after a few seconds instead.
+ * pieces they arrive in. Every piece costs a round trip through the runtime whatever its size (30–80 µs of workerd's
+ * time here, and about 0.8 KB of its heap that it keeps for a while), so a body sent one byte per HTTP chunk would
+ * take minutes and gigabytes to reach a byte cap of megabytes; the piece cap (by default one piece per 256 bytes of
+ * the byte cap) ends it after a second or two instead.
  *
  * Memory stays near the body's own size: a byte stream (workerd's fetch and request bodies) is read with a BYOB
  * reader straight into one growing buffer, and another stream's chunks are copied into it and dropped. Keeping the
@@ -11,14 +12,20 @@
  * 4 KiB buffer of its own, so a body that arrived one SPARQL binding (70 bytes) per chunk held 60 times its size.
  */
 
-/** A body may arrive in at most one piece per this many bytes of its byte cap (and in at least MIN_PIECES). */
-export const BYTES_PER_PIECE = 64;
+/**
+ * A body may arrive in at most one piece per this many bytes of its byte cap (and in at least MIN_PIECES). Real
+ * answers come in pieces of kilobytes (a server's write buffer, a TCP segment); a model's event stream is the
+ * exception, one event of ~200 bytes per token, and its caller asks for more pieces (src/llm/call-budget.ts).
+ */
+export const BYTES_PER_PIECE = 256;
 const MIN_PIECES = 1_024;
-/** The piece cap that goes with a byte cap when the caller names none. */
-export const pieceCap = (bytes: number) => Math.max(MIN_PIECES, Math.floor(bytes / BYTES_PER_PIECE));
+/** The piece cap that goes with a byte cap. */
+export const pieceCap = (bytes: number, bytesPerPiece = BYTES_PER_PIECE) => Math.max(MIN_PIECES, Math.floor(bytes / bytesPerPiece));
 
 /** The first buffer of a body read whole; it doubles as the body grows (up to the cap). */
 export const FIRST_BUFFER = 64 * 1024;
+/** Space offered to one read: a read into a larger view cost workerd more per piece however little the piece held. */
+export const READ_SPACE = 64 * 1024;
 
 export class OverCapError extends Error {
   /**
@@ -134,7 +141,7 @@ export const readCapped = async (body: ReadableStream<Uint8Array> | null, cap: n
   let size = 0;
   for (;;) {
     if (size === buffer.byteLength) buffer = grown(buffer, size, Math.min(cap + 1, buffer.byteLength * 2));
-    const { view, done } = await reader.read(new Uint8Array(buffer, size));
+    const { view, done } = await reader.read(new Uint8Array(buffer, size, Math.min(READ_SPACE, buffer.byteLength - size)));
     buffer = view.buffer as ArrayBuffer;
     size += view.byteLength;
     if (size > cap) {

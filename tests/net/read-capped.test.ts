@@ -38,10 +38,10 @@ const oneByte = () => Uint8Array.of(97);
 describe('a body read under a byte cap and a piece cap', () => {
   it('one byte per piece without end is refused by the number of its pieces, long before its bytes reach the cap', async () => {
     for (const { body, seen } of [pulled(oneByte), written(oneByte)]) {
-      const err = await readCapped(body, 256 * 1024).catch((e: unknown) => e);
+      const err = await readCapped(body, 1024 * 1024).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OverCapError);
-      // 256 KiB allows one piece per 64 bytes: 4,096 pieces; the body was abandoned there.
-      expect(err).toMatchObject({ cap: 256 * 1024, pieces: 4_096 });
+      // 1 MiB allows one piece per 256 bytes: 4,096 pieces; the body was abandoned there.
+      expect(err).toMatchObject({ cap: 1024 * 1024, pieces: 4_096 });
       expect(seen.pieces).toBeLessThan(4_096 + 8);
     }
   });
@@ -99,7 +99,7 @@ describe('an event stream handed on in whole events', () => {
 
   it('an event that never ends is refused by the caps, not held', async () => {
     const { body, seen } = written(oneByte);
-    const reader = eventStream(body, 128 * 1024).getReader();
+    const reader = eventStream(body, 128 * 1024, { pieces: 2_048 }).getReader();
     const err = await reader.read().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OverCapError);
     expect(err).toMatchObject({ pieces: 2_048 });

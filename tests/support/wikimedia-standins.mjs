@@ -234,7 +234,12 @@ export const serveStandIn = async (handle, { port = 0, host = '127.0.0.1', path 
     const reader = response.body?.getReader();
     res.once('close', () => reader?.cancel().catch(() => {}));
     for (let next = await reader?.read(); next && !next.done && !res.destroyed; next = await reader.read()) {
-      if (!res.write(next.value)) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
+      if (!res.write(next.value)) {
+        await new Promise((r) => {
+          const done = () => (res.off('drain', done), res.off('close', done), r());
+          res.on('drain', done).on('close', done);
+        });
+      }
     }
     res.end();
   });
