@@ -6,7 +6,7 @@
 // time over the case, and for model calls what GET /v1/runs/{id} said while the call was under way.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { measureCase } from './measure.mjs';
+import { measureCase, rssOf } from './measure.mjs';
 
 const ROW = '{"a":{"type":"uri","value":"http://www.wikidata.org/entity/Q64"}},';
 const HIT = '{"ns":0,"title":"Berlin","snippet":"<span class=\\"searchmatch\\">Berlin</span> is the capital and largest city of Germany"},';
@@ -197,6 +197,39 @@ export const upstreamCases = [
   { name: 'entities: 10,000 unasked entities with the one asked', work: (url) => tool(url, 'getLabel', 'Q2') },
 ];
 
+/**
+ * The Worker's live JavaScript heap after a full garbage collection, asked of the dev server's inspector
+ * (BENCH_PORTS' third port) through the `ws` package that wrangler's miniflare brings (Node's own WebSocket is
+ * refused there): what the cases really left behind, which the process's RSS does not say. Undefined when no
+ * inspector port is pinned or it does not answer.
+ */
+const heapAfterGc = async () => {
+  const port = process.env.BENCH_PORTS?.split(',')[2];
+  const WebSocketClient = (await import('ws').catch(() => undefined))?.default;
+  if (!port || !WebSocketClient) return undefined;
+  const ws = new WebSocketClient(`ws://127.0.0.1:${port}/ws`);
+  try {
+    await new Promise((ok, fail) => ws.once('open', ok).once('error', fail));
+    const call = (id, method) =>
+      new Promise((ok) => {
+        const on = (data) => {
+          const m = JSON.parse(String(data));
+          if (m.id === id) (ws.off('message', on), ok(m.result));
+        };
+        ws.on('message', on);
+        ws.send(JSON.stringify({ id, method }));
+      });
+    await call(1, 'HeapProfiler.collectGarbage');
+    return (await call(2, 'Runtime.getHeapUsage'))?.usedSize;
+  } catch {
+    return undefined;
+  } finally {
+    ws.close();
+  }
+};
+
+const mb = (bytes) => (Number.isFinite(bytes) ? `${Math.round(bytes / 2 ** 20)} MB` : '?');
+
 /** bench/hostile group: its own dev server, every upstream pointed at the hostile stand-in `setup` starts. */
 export const upstreamGroup = {
   setup: startHostileUpstream,
@@ -204,6 +237,8 @@ export const upstreamGroup = {
     const reference = () => tool(url, 'getLabel', 'Q64');
     await reference();
     await ask(url, NORMAL);
+    const heapBefore = await heapAfterGc();
+    const rssBefore = rssOf(pid);
     const rows = [];
     // BENCH_CASES=<regex> runs only the cases whose name matches.
     const only = process.env.BENCH_CASES ? new RegExp(process.env.BENCH_CASES) : undefined;
@@ -214,6 +249,8 @@ export const upstreamGroup = {
       console.log(`${c.name}: ${Math.round(m.answerMs)} ms, ${output.slice(0, 400)}`);
       rows.push({ name: c.name, ...m, output });
     }
+    const heapAfter = await heapAfterGc();
+    console.log(`upstream group: the Worker's JS heap after a full GC ${mb(heapBefore)} before the cases, ${mb(heapAfter)} after them; workerd RSS ${mb(rssBefore)} → ${mb(rssOf(pid))}`);
     return rows;
   },
 };

@@ -1,6 +1,5 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
-import { eventStream } from '../net/event-stream';
-import { readCapped, readHead } from '../net/read-capped';
+import { cappedFetch } from '../net/capped-fetch';
 import { seconds } from '../net/politeness/policy';
 import { backoffMs, isRetryableStatus, parseRetryAfter, retrying } from '../net/retry';
 import { replyPieces, retryBudget, startAttempt } from './call-budget';
@@ -55,34 +54,6 @@ export const sendsCacheKey = (baseURL: string): boolean => {
 /** OpenAI servers accept at most four stop sequences; the rest are applied to the text afterwards. */
 const MAX_SERVER_STOPS = 4;
 
-/** Bytes of an error page worth reading: enough for the server's JSON error, whose message a run shows cut to 300 characters. */
-const ERROR_PAGE_BYTES = 64 * 1024;
-
-/**
- * The SDK's fetch with every reply body read by us under the byte and piece caps (src/net/read-capped.ts) and the
- * signal the SDK passes, which the attempt's deadline aborts (the SDK's own `timeout` ends when the headers arrive).
- * A streamed reply (`text/event-stream` with a 2xx) goes on as a stream cut at event ends, so the SDK's event reader
- * holds one event at a time; anything else is read whole first (an error page only its head) and handed over as
- * bytes, which the SDK parses once.
- */
-const boundedFetch = (inner: typeof fetch, maxBytes: number): typeof fetch =>
-  (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const res = await inner(input, init);
-    if (!res.body) return res;
-    const caps = { signal: init?.signal ?? undefined, pieces: replyPieces(maxBytes) };
-    const streamed = res.ok && /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '');
-    const body = streamed
-      ? eventStream(res.body, maxBytes, caps)
-      : res.ok
-        ? await readCapped(res.body, maxBytes, caps)
-        : await readHead(res.body, ERROR_PAGE_BYTES, caps);
-    // The length and encoding were the wire's; the body handed over is decoded and may be cut.
-    const headers = new Headers(res.headers);
-    headers.delete('content-length');
-    headers.delete('content-encoding');
-    return new Response(body, { status: res.status, statusText: res.statusText, headers });
-  }) as typeof fetch;
-
 /**
  * Any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp) through the official SDK.
  * Retries are ours, not the SDK's, so that the policy (which statuses, how long, Retry-After) is explicit and tested.
@@ -92,9 +63,10 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     baseURL: opts.baseURL,
     apiKey: opts.apiKey || 'not-needed',
     maxRetries: 0,
-    // Ours (startAttempt) covers the body too and fires first; the SDK's is only a backstop.
+    // Ours (startAttempt) covers the body too and fires first; the SDK's is only a backstop. Every reply body is read
+    // by cappedFetch under LLM_MAX_RESPONSE_BYTES and the attempt's signal.
     timeout: opts.timeoutMs + 1_000,
-    fetch: boundedFetch(opts.fetch ?? ((input, init) => fetch(input, init)), opts.maxResponseBytes),
+    fetch: cappedFetch(opts.fetch ?? ((input, init) => fetch(input, init)), { maxBytes: opts.maxResponseBytes, pieces: replyPieces(opts.maxResponseBytes) }),
     defaultHeaders: { 'user-agent': 'humaniq-answers/0.1' },
   });
   const model = opts.model ?? 'default';
