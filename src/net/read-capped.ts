@@ -85,8 +85,11 @@ export const pieceReader = (body: ReadableStream<Uint8Array>, cap: number, optio
   const next = async (space: Uint8Array): Promise<Piece> => {
     if (byob) {
       const { done, value } = await byob.read(space);
-      // No view back: the body was cancelled under the read (by the signal).
-      if (!value) return { view: space.subarray(0, 0), done: true };
+      // No view back (the space's buffer gone with it): the body was cancelled under the read, by the signal.
+      if (!value) {
+        signal?.throwIfAborted();
+        throw new Error('the body was cancelled while it was read');
+      }
       return { view: value, done };
     }
     // A chunk larger than the space given is handed on in parts; only reading a new chunk counts as a piece.

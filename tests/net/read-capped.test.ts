@@ -83,6 +83,11 @@ describe('a body read under a byte cap and a piece cap', () => {
     // A body that keeps arriving slowly: only the signal can end it before the caps.
     const slow = body.pipeThrough(new TransformStream({ transform: async (c, out) => (await new Promise((r) => setTimeout(r, 5)), out.enqueue(c)) }));
     await expect(readCapped(slow, 1024 * 1024, { signal: controller.signal })).rejects.toThrow('deadline');
+    // A byte stream that sends nothing more: the read waiting on it is cancelled.
+    const quiet = new IdentityTransformStream();
+    const later = new AbortController();
+    setTimeout(() => later.abort(new Error('deadline')), 20);
+    await expect(readCapped(quiet.readable, 1024, { signal: later.signal })).rejects.toThrow('deadline');
   });
 });
 
