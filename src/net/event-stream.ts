@@ -1,4 +1,4 @@
-import { FIRST_BUFFER, grown, OverCapError, pieceReader, type CapOptions } from './read-capped';
+import { FIRST_BUFFER, grown, OverCapError, pieceReader, READ_SPACE, type CapOptions } from './read-capped';
 
 /**
  * Where the last event of `bytes` ends: just after its blank line (`\n\n`, `\r\r` or `\r\n\r\n`), or 0 when none ends
@@ -34,7 +34,7 @@ export const eventStream = (body: ReadableStream<Uint8Array>, cap: number, optio
       try {
         for (;;) {
           if (held === buffer.byteLength) buffer = grown(buffer, held, Math.min(cap + 1, buffer.byteLength * 2));
-          const { view, done } = await reader.read(new Uint8Array(buffer, held));
+          const { view, done } = await reader.read(new Uint8Array(buffer, held, Math.min(READ_SPACE, buffer.byteLength - held)));
           buffer = view.buffer as ArrayBuffer;
           held += view.byteLength;
           total += view.byteLength;

@@ -24,7 +24,7 @@ export const pieceCap = (bytes: number, bytesPerPiece = BYTES_PER_PIECE) => Math
 
 /** The first buffer of a body read whole; it doubles as the body grows (up to the cap). */
 export const FIRST_BUFFER = 64 * 1024;
-/** Space offered to one read: a read into a larger view cost workerd more per piece however little the piece held. */
+/** Space offered to one read: about the largest piece a socket hands over; a grown buffer is not offered whole. */
 export const READ_SPACE = 64 * 1024;
 
 export class OverCapError extends Error {
