@@ -124,7 +124,16 @@ export class AgentRun extends DurableObject<Env> {
   /** The run JSON, or null when there is no such run or the caller may not see it. */
   async view(caller?: string): Promise<RunView | null> {
     const meta = this.store.meta();
-    return meta && visibleTo(meta, caller) ? this.ledger.render(meta) : null;
+    return meta && visibleTo(meta, caller) ? this.underWay(this.ledger.render(meta)) : null;
+  }
+
+  /**
+   * What the stored run cannot say while a step is under way: it is running once its object works on it (its status
+   * is stored as `running` only when its first step ends), and which model calls it waits on.
+   */
+  private underWay(view: RunView): RunView {
+    if (isTerminal(view.status)) return view;
+    return { ...view, status: view.status === 'queued' && this.stepper.busy() ? 'running' : view.status, waitingOn: this.stepper.waitingOn() };
   }
 
   /** The run's row of GET /v1/runs, read from the run itself (the index may lag behind a run that just ended). */
@@ -137,7 +146,7 @@ export class AgentRun extends DurableObject<Env> {
       question: meta.request.question,
       variant: meta.request.variant,
       mode: meta.request.mode,
-      status: meta.status,
+      status: meta.status === 'queued' && this.stepper.busy() ? 'running' : meta.status,
       answer: answer?.type === 'answer' ? answer.data.answer : null,
       createdAt: meta.startedAt,
       durationMs: meta.finishedAt !== undefined ? meta.finishedAt - meta.startedAt : null,

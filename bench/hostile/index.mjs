@@ -6,7 +6,8 @@
 //   npm run bench:hostile                 # all groups
 //   npm run bench:hostile -- requests     # one group: requests (pages, sandbox, bodies, auth), sparql, sandbox-cpu
 //                                         # (built-ins in model-written code), archives, live, clients (dropped bodies,
-//                                         # resets), origins (other sites' pages), deadline (tools) or model
+//                                         # resets), origins (other sites' pages), deadline (tools), model or upstream
+//                                         # (every upstream's bodies in tiny pieces, lists longer than asked)
 //
 // A group is { run({ url, pid, stub, key }) → rows (shape in measure.mjs), setup?() → { vars, close } }. The
 // requests, sparql, sandbox-cpu, archives and clients groups share one dev server; live (setup: a hostile Wikimedia stand-in), origins (an
@@ -24,6 +25,7 @@ import { printRows } from './measure.mjs';
 import { runRequestCases } from './requests.mjs';
 import { runSandboxCpuCases } from './sandbox-cpu.mjs';
 import { runSparqlCases, workerdPid } from './sparql.mjs';
+import { upstreamGroup } from './upstream.mjs';
 
 // A group with `setup` gets a dev server of its own, started with the variables setup returns (live evidence
 // pointed at a hostile stand-in); the others share one. One server at a time, so the workerd RSS is the right one.
@@ -37,6 +39,7 @@ const GROUPS = {
   origins: originsGroup,
   deadline: deadlineGroup,
   model: modelGroup,
+  upstream: upstreamGroup,
 };
 const wanted = process.argv.slice(2).filter((a) => GROUPS[a]);
 const key = { value: `bench-${crypto.randomUUID()}`, limit: 120 };
@@ -60,6 +63,7 @@ try {
     const own = batch[0][1].setup ? await batch[0][1].setup() : { vars: {}, close: async () => {} };
     const dev = await startDev({
       ports: ports && [ports[1], ports[2]],
+      ...(process.env.BENCH_STATE_DIR ? { stateDir: process.env.BENCH_STATE_DIR } : {}),
       vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', API_KEYS: key.value, RATE_LIMIT_PER_MINUTE: String(key.limit), ...own.vars },
     });
     devUrl = dev.url;

@@ -1,6 +1,7 @@
 import type { Config } from '../../src/config';
 import { createRunContext } from '../../src/engine/context';
 import { forRequest, requestForStep } from '../../src/engine/conversation';
+import { CallsInFlight, type CallInFlight } from '../../src/engine/calls-in-flight';
 import { PromptHistory } from '../../src/engine/prompt-reuse';
 import { limitsFor } from '../../src/engine/limits';
 import { indexRunStatus } from '../../src/engine/run-index';
@@ -54,6 +55,8 @@ export class Stepper {
   private inflight: AbortController | undefined;
   /** The run's last prompt per purpose, for usage.promptReuse across its steps (while this instance lives). */
   private readonly prompts = new PromptHistory();
+  /** The model calls the step in flight waits on, for the run JSON. */
+  private readonly calls = new CallsInFlight();
 
   constructor(private readonly parts: StepperParts) {}
 
@@ -85,6 +88,16 @@ export class Stepper {
     setTimeout(() => {
       this.alarm().catch((err: unknown) => console.error('run step failed outside an alarm; the alarm retries it', err instanceof Error ? err.message : String(err)));
     }, 0);
+  }
+
+  /** A step is under way in this instance: the run is running even while its first step has stored nothing. */
+  busy(): boolean {
+    return this.stepping;
+  }
+
+  /** The model calls the step under way is waiting on. */
+  waitingOn(): CallInFlight[] {
+    return this.calls.list();
   }
 
   /** Abandons the step in flight (its model or tool call); whatever it returns later is dropped. */
@@ -168,7 +181,7 @@ export class Stepper {
       runId: meta.runId,
       request: requestForStep(meta.request, meta.state),
       config,
-      llm: llm.llm,
+      llm: this.calls.watch(llm.llm),
       services: trace ? tracedServices(services, trace) : services,
       recorded,
       prompts: this.prompts,

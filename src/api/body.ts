@@ -41,7 +41,7 @@ export const readBodyText = async (c: Context, cap: number, what: string, overNo
   try {
     bytes = await readCapped(c.req.raw.body, cap);
   } catch (err) {
-    if (err instanceof OverCapError) throw tooLarge(`${what} is over ${cap} bytes`);
+    if (err instanceof OverCapError) throw tooLarge(err.pieces === undefined ? `${what} is over ${cap} bytes` : `${what} arrived in more than ${err.pieces} pieces; send it in larger writes`);
     throw err;
   }
   try {

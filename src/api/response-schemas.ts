@@ -131,6 +131,9 @@ export const runSchema = z
       .string()
       .nullable()
       .meta({ description: "the run's OpenTelemetry trace id (32 hex digits) when the deployment exports traces (OTEL_EXPORTER_OTLP_ENDPOINT), else null" }),
+    waitingOn: z
+      .array(z.object({ kind: z.literal('model'), purpose: z.string(), model: z.string(), since: z.number().int() }))
+      .meta({ description: 'the model calls an unfinished run is waiting on now (gate, retries and reading the reply included), each with its purpose and when it began (epoch ms); empty once the run has ended' }),
   })
   .openapi('Run');
 

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { cappedFetch } from '../net/capped-fetch';
 import type { Embedder } from './types';
 import { inBatches } from './normalize';
 
@@ -10,6 +11,8 @@ const KNOWN_DIMS: Record<string, number> = {
 
 // The OpenAI API takes up to 2048 inputs per request; smaller batches keep self-hosted servers happy.
 const BATCH = 128;
+/** A batch's reply: 128 vectors of 3,072 numbers written as JSON is about 8 MB; twice that is the cap. */
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 
 export interface OpenAiEmbedderOptions {
   baseURL: string;
@@ -35,7 +38,7 @@ export const openaiEmbedder = (options: OpenAiEmbedderOptions): Embedder => {
     timeout: options.timeoutMs,
     maxRetries: options.maxRetries,
     defaultHeaders: { 'x-request-purpose': 'embedding' },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: cappedFetch(options.fetch ?? ((input, init) => fetch(input, init)), { maxBytes: MAX_REPLY_BYTES }),
   });
   let dims = KNOWN_DIMS[model] ?? 0;
   return {

@@ -65,33 +65,42 @@ export const coalescer = (emit: (text: string) => void, intervalMs = DELTA_INTER
  * The visible part of a growing reply: the text before the first stop sequence, holding back the last characters
  * that could still begin one, so a client never sees `Observation:` the provider cuts afterwards. Each call of
  * `take` returns the new visible text since the last; `rest(final)` what the finished reply adds beyond that.
+ * A piece is searched together with the few characters before it only (the held-back ones and as many released
+ * ones), never with the whole reply, so a reply that arrives a character at a time costs time in proportion to it.
  */
 export const stopGuard = (stop: readonly string[] | undefined) => {
   const stops = (stop ?? []).filter(Boolean);
   const holdBack = Math.max(0, ...stops.map((s) => s.length - 1));
-  let raw = '';
-  let sent = 0;
+  // Released text whole (read once, by rest), its last holdBack characters, and the text held back after it.
+  let released = '';
+  let recent = '';
+  let held = '';
   let stopped = false;
   return {
     take(delta: string): string {
       if (stopped) return '';
-      raw += delta;
-      // Text before `sent` holds no stop's start (it was released only once no stop could begin there).
+      // No stop begins before `recent` ends: the text before it was released only once no stop could begin there.
+      const window = recent + held + delta;
       let cut = -1;
       for (const s of stops) {
-        const i = raw.indexOf(s, Math.max(0, sent - holdBack));
+        const i = window.indexOf(s);
         if (i >= 0 && (cut < 0 || i < cut)) cut = i;
       }
       if (cut >= 0) stopped = true;
-      const until = cut >= 0 ? cut : raw.length - holdBack;
-      if (until <= sent) return '';
-      const out = raw.slice(sent, until);
-      sent = until;
+      const until = cut >= 0 ? cut : window.length - holdBack;
+      if (until <= recent.length) {
+        held = window.slice(recent.length);
+        return '';
+      }
+      const out = window.slice(recent.length, until);
+      released += out;
+      recent = holdBack ? window.slice(Math.max(0, until - holdBack), until) : '';
+      held = window.slice(until);
       return out;
     },
     /** The finished reply (already cut at its stops) beyond what was released; empty when it does not extend it. */
     rest(final: string): string {
-      return final.length > sent && final.startsWith(raw.slice(0, sent)) ? final.slice(sent) : '';
+      return final.length > released.length && final.startsWith(released) ? final.slice(released.length) : '';
     },
   };
 };

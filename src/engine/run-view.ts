@@ -1,3 +1,4 @@
+import type { CallInFlight } from './calls-in-flight';
 import type { AnswerData, RunEvent, RunRequest, RunStatus, Timings, Usage } from './types';
 
 export interface RunRecord {
@@ -50,6 +51,8 @@ export const runView = (r: RunRecord) => {
     forks: r.forks ?? [],
     checkpoints: r.checkpoints ?? [],
     traceId: r.traceId ?? null,
+    /** The model calls an unfinished run waits on now; its object fills it in (durable-objects/agent-run.ts). */
+    waitingOn: [] as CallInFlight[],
   };
 };
 

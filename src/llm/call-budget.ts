@@ -1,4 +1,4 @@
-import { OverCapError } from '../net/read-capped';
+import { OverCapError, pieceCap } from '../net/read-capped';
 import { LLMError } from './types';
 
 /** What one model call may take: bytes of reply (LLM_MAX_RESPONSE_BYTES) and time, headers and body together (LLM_TIMEOUT_MS). */
@@ -7,18 +7,33 @@ export interface CallBudget {
   timeoutMs: number;
 }
 
+/**
+ * A model's event stream comes one event (~200 bytes) per token, so a reply may arrive in one piece per 64 bytes of
+ * LLM_MAX_RESPONSE_BYTES: 16,384 pieces for 1 MiB, four times what the longest reply at the byte cap needs.
+ */
+export const REPLY_BYTES_PER_PIECE = 64;
+export const replyPieces = (maxBytes: number) => pieceCap(maxBytes, REPLY_BYTES_PER_PIECE);
+
 export const timeoutError = (ms: number) =>
   new LLMError(`the model server did not finish its reply within ${ms} ms (LLM_TIMEOUT_MS)`, undefined, true, 'llm_timeout');
 
 // Retried once at most (see retryBudget): a sampling model may not run away twice, a broken server will.
-export const tooLargeError = (bytes: number) =>
-  new LLMError(`the model server's reply passed ${bytes} bytes (LLM_MAX_RESPONSE_BYTES); it was not read further`, undefined, true, 'llm_response_too_large');
+export const tooLargeError = (bytes: number, pieces?: number) =>
+  new LLMError(
+    pieces === undefined
+      ? `the model server's reply passed ${bytes} bytes (LLM_MAX_RESPONSE_BYTES); it was not read further`
+      : `the model server's reply came in more than ${pieces} pieces, a few bytes each (at most one per ${REPLY_BYTES_PER_PIECE} bytes of LLM_MAX_RESPONSE_BYTES); it was not read further`,
+    undefined,
+    true,
+    'llm_response_too_large',
+  );
 
-const overCap = (err: unknown): boolean => {
+/** The cap an error (or what it wraps: the SDK wraps what its fetch threw) says was passed. */
+const overCap = (err: unknown): OverCapError | undefined => {
   for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof OverCapError) return true;
+    if (e instanceof OverCapError) return e;
   }
-  return false;
+  return undefined;
 };
 
 /**
@@ -40,7 +55,8 @@ export const startAttempt = (budget: CallBudget, outer?: AbortSignal) => {
     explain(err: unknown): unknown {
       if (outer?.aborted) return outer.reason;
       if (deadline.signal.aborted) return deadline.signal.reason;
-      if (overCap(err)) return tooLargeError(budget.maxBytes);
+      const over = overCap(err);
+      if (over) return tooLargeError(budget.maxBytes, over.pieces);
       return err;
     },
     end: () => clearTimeout(timer),

@@ -1,8 +1,8 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
-import { cappedStream } from '../net/read-capped';
+import { cappedFetch } from '../net/capped-fetch';
 import { seconds } from '../net/politeness/policy';
 import { backoffMs, isRetryableStatus, parseRetryAfter, retrying } from '../net/retry';
-import { retryBudget, startAttempt } from './call-budget';
+import { replyPieces, retryBudget, startAttempt } from './call-budget';
 import { throughModelGate, type ModelGate } from './model-gate';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM } from './types';
@@ -55,18 +55,6 @@ export const sendsCacheKey = (baseURL: string): boolean => {
 const MAX_SERVER_STOPS = 4;
 
 /**
- * The SDK's fetch with every reply body under the byte cap and read under the signal the SDK passes, which the
- * attempt's deadline aborts: the SDK's own `timeout` ends when the headers arrive.
- */
-const boundedFetch = (inner: typeof fetch, maxBytes: number): typeof fetch =>
-  (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const res = await inner(input, init);
-    if (!res.body) return res;
-    const body = cappedStream(res.body, maxBytes, init?.signal ?? undefined);
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
-  }) as typeof fetch;
-
-/**
  * Any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp) through the official SDK.
  * Retries are ours, not the SDK's, so that the policy (which statuses, how long, Retry-After) is explicit and tested.
  */
@@ -75,9 +63,10 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     baseURL: opts.baseURL,
     apiKey: opts.apiKey || 'not-needed',
     maxRetries: 0,
-    // Ours (startAttempt) covers the body too and fires first; the SDK's is only a backstop.
+    // Ours (startAttempt) covers the body too and fires first; the SDK's is only a backstop. Every reply body is read
+    // by cappedFetch under LLM_MAX_RESPONSE_BYTES and the attempt's signal.
     timeout: opts.timeoutMs + 1_000,
-    fetch: boundedFetch(opts.fetch ?? ((input, init) => fetch(input, init)), opts.maxResponseBytes),
+    fetch: cappedFetch(opts.fetch ?? ((input, init) => fetch(input, init)), { maxBytes: opts.maxResponseBytes, pieces: replyPieces(opts.maxResponseBytes) }),
     defaultHeaders: { 'user-agent': 'humaniq-answers/0.1' },
   });
   const model = opts.model ?? 'default';

@@ -1,7 +1,7 @@
-import { cappedStream } from '../net/read-capped';
+import { eventStream } from '../net/event-stream';
 import { retrying } from '../net/retry';
 import { untilAborted } from '../net/until-aborted';
-import { type CallBudget, checkTextSize, retryBudget, startAttempt } from './call-budget';
+import { type CallBudget, checkTextSize, replyPieces, retryBudget, startAttempt } from './call-budget';
 import { throughModelGate, type ModelGate } from './model-gate';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM, TokenUsage } from './types';
@@ -30,13 +30,14 @@ const CAPACITY_BACKOFF_MS = 2_000;
 
 /**
  * The binding's stream (`stream: true`): server-sent events `data: {"response":"…"}`, usage on a late one, then
- * `data: [DONE]`. Read under the byte cap and the attempt's signal, so neither an endless nor a stalled stream holds us.
+ * `data: [DONE]`. Read under the byte and piece caps and the attempt's signal, so neither an endless nor a stalled
+ * stream holds us, and in whole events (src/net/event-stream.ts), so each piece is split into lines once.
  */
 const readEvents = async (stream: ReadableStream<Uint8Array>, budget: CallBudget, signal: AbortSignal, onDelta: (t: string) => void) => {
-  const reader = cappedStream(stream, budget.maxBytes, signal).pipeThrough(new TextDecoderStream()).getReader();
+  const reader = eventStream(stream, budget.maxBytes, { signal, pieces: replyPieces(budget.maxBytes) }).getReader();
+  const decoder = new TextDecoder();
   let text = '';
   let usage: WorkersAIOutput['usage'];
-  let pending = '';
   const take = (line: string) => {
     const data = /^data:\s?(.*)$/.exec(line.trim())?.[1];
     if (!data || data === '[DONE]') return;
@@ -55,11 +56,8 @@ const readEvents = async (stream: ReadableStream<Uint8Array>, budget: CallBudget
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    const lines = (pending + value).split('\n');
-    pending = lines.pop() ?? '';
-    lines.forEach(take);
+    decoder.decode(value).split(/\r\n|\r|\n/).forEach(take);
   }
-  take(pending);
   return { response: text, usage };
 };
 

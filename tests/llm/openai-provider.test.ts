@@ -162,6 +162,24 @@ describe('openai provider', () => {
       expect(server.seen).toHaveLength(1);
     });
 
+    it('a reply sent one byte per piece is refused by the cap, streamed or not, before its deadline could end it', async () => {
+      // The deadline is a minute away, so only the cap can end these replies within the test's time.
+      const bytes = (head: string, unit: string, type: string) => () => {
+        const text = encoder.encode(head + unit.repeat(1_000_000));
+        let at = 0;
+        return new Response(new ReadableStream<Uint8Array>({ pull: (c) => c.enqueue(text.subarray(at, ++at)) }), { headers: { 'content-type': type } });
+      };
+      const json = bytes('{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"', 'a', 'application/json');
+      const events = bytes('', `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content: 'a' }, finish_reason: null }] })}\n\n`, 'text/event-stream');
+      for (const [reply, stream] of [[json, false], [events, true]] as const) {
+        const server = fakeServer([reply]);
+        const err = await ask(provider(server.fetch, { maxResponseBytes: 128 * 1024, timeoutMs: 60_000, maxRetries: 0 }), stream);
+        expect(err).toBeInstanceOf(LLMError);
+        expect(err.code).toBe('llm_response_too_large');
+        expect(err.message).toMatch(/more than 2048 pieces/);
+      }
+    });
+
     it('a body that keeps arriving slowly fails with llm_timeout, and a timeout is retried', async () => {
       const drip = endless('{"id":"x","choices":[{"message":{"content":"', 'a', 20);
       const server = fakeServer([drip, drip]);

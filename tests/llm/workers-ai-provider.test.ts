@@ -51,6 +51,23 @@ describe('workers-ai provider', () => {
     expect(seen).toHaveLength(2);
   });
 
+  it('a stream sent one byte per piece is refused by the cap, not read until its deadline', async () => {
+    const text = encoder.encode('data: {"response":"a"}\n\n'.repeat(100_000));
+    const bytes = () => {
+      let at = 0;
+      return new ReadableStream<Uint8Array>({ pull: (c) => c.enqueue(text.subarray(at, ++at)) });
+    };
+    const { ai } = fakeAI([bytes]);
+    const deltas: string[] = [];
+    const err = await workersAIProvider(ai, { budget: { maxBytes: 64 * 1024, timeoutMs: 60_000 }, maxRetries: 0 })
+      .chat({ purpose: 'agent', messages: [{ role: 'user', content: 'q' }], onDelta: (d) => deltas.push(d) })
+      .catch((e) => e);
+    expect(err.code).toBe('llm_response_too_large');
+    expect(err.message).toMatch(/more than 1024 pieces/);
+    // The whole events that came before the cap were read as they came.
+    expect(deltas.length).toBeGreaterThan(10);
+  });
+
   it('a reply over the cap fails the same way when not streamed', async () => {
     const { ai } = fakeAI([() => ({ response: 'a'.repeat(100_000) }), () => ({ response: 'a'.repeat(100_000) })]);
     expect((await ask(ai)).code).toBe('llm_response_too_large');

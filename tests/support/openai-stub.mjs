@@ -28,6 +28,9 @@
 //   POST /__latency  {"ms": 200, "chunkMs": 30}   time before the reply starts; a streamed reply (`stream: true`) then
 //                    comes in 16-character chunks `chunkMs` apart, and a whole reply when its last chunk would
 //                    (also --latency N --chunk-ms N; default 0: all at once)
+//   POST /__trickle  {"bytes": 1, "count": 1}   the next `count` chat requests get a reply without end, written `bytes`
+//                    bytes per write (one HTTP chunk each): a JSON completion whose content never closes, or for
+//                    `stream: true` the same token event over and over; it stops when the client goes away
 //   GET  /__requests                                                the requests received (purpose, headers, body, receivedAt, repliedAt)
 //   POST /__reset
 import { createServer } from 'node:http';
@@ -46,9 +49,28 @@ const askedQuestion = (body) => {
   return blocks.at(-1)?.[1].trim() ?? '';
 };
 
+/** Writes `head`, then `unit` over and over, `bytes` bytes per write, waiting for the socket to drain, until the client goes. */
+const endless = (res, type, head, unit, bytes) => {
+  res.writeHead(200, { 'content-type': type });
+  const text = Buffer.from(unit);
+  let at = 0;
+  let gone = false;
+  res.once('close', () => (gone = true));
+  if (head) res.write(head);
+  const pump = () => {
+    while (!gone) {
+      const piece = Buffer.alloc(bytes);
+      for (let i = 0; i < bytes; i++, at = (at + 1) % text.length) piece[i] = text[at];
+      if (!res.write(piece)) return void res.once('drain', pump);
+    }
+  };
+  pump();
+};
+
 export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '127.0.0.1', contextTokens = 0, models, listModels = true, maxConcurrent = 0, retryAfter = 1, keepRequests = true } = {}) => {
   let queues = {};
   let faults = { status: 0, count: 0, retryAfter: undefined };
+  let trickle = { bytes: 1, count: 0 };
   const requests = [];
   const state = { latencyMs, chunkMs, contextTokens, refused: 0 };
   // The server's own concurrency limit and what it saw of clients that ignore its Retry-After.
@@ -126,6 +148,10 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
       return json(200, { ok: true });
     }
     if (url.pathname === '/__requests') return json(200, requests);
+    if (url.pathname === '/__trickle') {
+      trickle = { bytes: 1, count: 1, ...JSON.parse(raw || '{}') };
+      return json(200, { ok: true });
+    }
     if (url.pathname === '/__latency') {
       const asked = JSON.parse(raw || '{}');
       state.latencyMs = Number(asked.ms ?? 0);
@@ -147,6 +173,7 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
       state.refused = 0;
       queues = {};
       faults = { status: 0, count: 0 };
+      trickle = { bytes: 1, count: 0 };
       requests.length = 0;
       return json(200, { ok: true });
     }
@@ -182,6 +209,12 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
       // An injected Retry-After is a promise like any other: a request inside it is counted as a breach.
       if (faults.retryAfter !== undefined) load.retryUntil = Math.max(load.retryUntil, Date.now() + Number(faults.retryAfter) * 1000);
       return json(faults.status, { error: { message: `injected ${faults.status}` } }, headers);
+    }
+    if (trickle.count > 0) {
+      trickle.count -= 1;
+      const event = `data: ${JSON.stringify({ id: 'trickle', object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta: { content: 'token ' }, finish_reason: null }] })}\n\n`;
+      if (body.stream) return endless(res, 'text/event-stream', '', event, trickle.bytes);
+      return endless(res, 'application/json', '{"id":"trickle","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"', 'token ', trickle.bytes);
     }
     if (models && !models.includes(body.model)) return json(404, { error: { message: `model '${body.model}' not found` } });
     const asked = requestedTokens(body);
@@ -231,6 +264,8 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
     url: `http://${host}:${actual}/v1`,
     requests,
     setScript: (s) => (queues = s),
+    /** The next `count` chat requests get a reply without end, `bytes` bytes per write (POST /__trickle). */
+    trickle: (t = {}) => (trickle = { bytes: 1, count: 1, ...t }),
     /** The server's concurrency limit and the clients' breaches of its Retry-After (see POST /__concurrency). */
     load: loadStats,
     close: () => new Promise((r) => server.close(r)),

@@ -19,6 +19,10 @@ export declare const createWdqsStandIn: (options?: {
   costMs?: (query: string) => number;
   failWhen?: (query: string) => boolean;
   now?: () => number;
+  /** Bindings in each answer, whatever the query's LIMIT (default 1; Infinity: an answer without end). */
+  rows?: number;
+  /** How the answer is written: whole, one binding per chunk, or one byte per chunk. */
+  pieces?: 'whole' | 'binding' | 'byte';
 }) => { handle: Handle; forceRetryAfter(seconds: number, count?: number): void; retryUntil(): number; stats(): WdqsStats };
 
 export interface MediaWikiStats {
@@ -38,6 +42,10 @@ export declare const createMediaWikiStandIn: (options?: {
   retryAfterSeconds?: number;
   latencyMs?: number;
   now?: () => number;
+  /** Hits in each search answer, whatever srlimit asked (default 1). */
+  searchHits?: number;
+  /** Entities nobody asked for, added to each wbgetentities answer. */
+  extraEntities?: number;
 }) => {
   handle: Handle;
   retryUntil(): number;

@@ -7,6 +7,10 @@
 //   vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => route(new Request(input, init)));
 //   wdqs.stats() → { requests, insideRetryAfter, peakQueryMsPerMinute, … }
 //
+// Hostile answers for the limits of issue 33: `rows` answers that many bindings whatever the query's LIMIT (Infinity:
+// without end) and `pieces` writes them whole, one binding per chunk or one byte per chunk; `searchHits` answers that
+// many search hits whatever srlimit asked, `extraEntities` adds that many entities nobody asked for.
+//
 // "withoutContact" counts User-Agents with no e-mail address or URL (WIKIMEDIA_CONTACT unset).
 // "insideRetryAfter" is what the real services punish: a request that arrives while an earlier Retry-After still
 // runs (WDQS bans such a client, reported as 24 hours). A polite client keeps it at 0.
@@ -15,6 +19,31 @@ const MINUTE = 60_000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const json = (body, status = 200, headers = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+/**
+ * SPARQL results of `rows` bindings (Infinity: without end) made by `binding(i)`, written whole, one binding per chunk
+ * (`pieces: 'binding'`) or one byte per chunk (`pieces: 'byte'`). A streamed body stops when its reader cancels it.
+ */
+const sparqlRows = (rows, binding, pieces = 'whole') => {
+  if (pieces === 'whole') return json({ head: { vars: ['x'] }, results: { bindings: Array.from({ length: rows }, (_, i) => binding(i)) } });
+  const encoder = new TextEncoder();
+  const head = encoder.encode('{"head":{"vars":["x"]},"results":{"bindings":[');
+  let i = 0;
+  let queued = [head];
+  const body = new ReadableStream({
+    pull(controller) {
+      if (!queued.length) {
+        if (i >= rows) return controller.close();
+        const text = `${i ? ',' : ''}${JSON.stringify(binding(i))}${i + 1 >= rows ? ']}}' : ''}`;
+        i++;
+        const bytes = encoder.encode(text);
+        queued = pieces === 'byte' ? Array.from(bytes, (b) => Uint8Array.of(b)) : [bytes];
+      }
+      controller.enqueue(queued.shift());
+    },
+  });
+  return new Response(body, { headers: { 'content-type': 'application/sparql-results+json' } });
+};
 
 /** A small stable number from a string, so answers are the same for the same request. */
 const hash = (text) => {
@@ -39,6 +68,8 @@ export const createWdqsStandIn = ({
   costMs = () => 50,
   failWhen = () => false,
   now = () => Date.now(),
+  rows = 1,
+  pieces = 'whole',
 } = {}) => {
   const spent = []; // [answeredAt, ms]
   const errors = [];
@@ -87,8 +118,8 @@ export const createWdqsStandIn = ({
       return new Response('java.util.concurrent.ExecutionException: query failed', { status: 500 });
     }
     s.answered++;
-    const id = `Q${(hash(query) % 90_000) + 10}`;
-    return json({ head: { vars: ['x'] }, results: { bindings: [{ x: { type: 'uri', value: `http://www.wikidata.org/entity/${id}` } }] } });
+    const first = hash(query) % 90_000;
+    return sparqlRows(rows, (i) => ({ x: { type: 'uri', value: `http://www.wikidata.org/entity/Q${((first + i) % 90_000) + 10}` } }), pieces);
   };
 
   return {
@@ -109,7 +140,7 @@ export const createWdqsStandIn = ({
  * inside that window is counted as a breach). It also counts requests without maxlag or a descriptive User-Agent,
  * and the most requests it served at once (the etiquette asks for one at a time).
  */
-export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds = 5, latencyMs = 10, now = () => Date.now() } = {}) => {
+export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds = 5, latencyMs = 10, now = () => Date.now(), searchHits = 1, extraEntities = 0 } = {}) => {
   let retryUntil = 0;
   let inflight = 0;
   const s = { requests: 0, maxlagAnswers: 0, insideRetryAfter: 0, withoutMaxlag: 0, withoutUserAgent: 0, withoutContact: 0, peakConcurrency: 0, distinct: new Set() };
@@ -121,12 +152,14 @@ export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds
     const action = p.get('action');
     if (action === 'wbgetentities') {
       const ids = (p.get('ids') ?? '').split('|').filter(Boolean);
-      return { entities: Object.fromEntries(ids.map((id) => [id, { id, labels: { en: { language: 'en', value: `Entity ${id}` } } }])) };
+      const extra = Array.from({ length: extraEntities }, (_, i) => `Q${900_000 + i}`);
+      return { entities: Object.fromEntries([...extra, ...ids].map((id) => [id, { id, labels: { en: { language: 'en', value: `Entity ${id}` } } }])) };
     }
     if (action === 'parse') return { parse: { title: p.get('page'), text: `<p>${p.get('page')} is a topic.</p><table><tr><th>Year</th><th>Value</th></tr><tr><td>2001</td><td>7</td></tr></table>` } };
     if (p.get('list') === 'search') {
       const q = p.get('srsearch') ?? '';
-      return { query: { search: [{ title: `${q} (topic)`, snippet: `<span class="searchmatch">${q}</span> is described here.` }] } };
+      const hits = Array.from({ length: searchHits }, (_, i) => ({ title: `${q} (topic${i ? ` ${i + 1}` : ''})`, snippet: `<span class="searchmatch">${q}</span> is described here.` }));
+      return { query: { search: hits } };
     }
     const title = p.get('titles') ?? '';
     const id = `Q${(hash(title) % 90_000) + 10}`;
@@ -197,7 +230,18 @@ export const serveStandIn = async (handle, { port = 0, host = '127.0.0.1', path 
     const request = new Request(`http://${host}${req.url}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : body });
     const response = await handle(request).catch((err) => new Response(String(err), { status: 500 }));
     res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
+    // Chunk by chunk, as written (one HTTP chunk each), until the body ends or the client goes away.
+    const reader = response.body?.getReader();
+    res.once('close', () => reader?.cancel().catch(() => {}));
+    for (let next = await reader?.read(); next && !next.done && !res.destroyed; next = await reader.read()) {
+      if (!res.write(next.value)) {
+        await new Promise((r) => {
+          const done = () => (res.off('drain', done), res.off('close', done), r());
+          res.on('drain', done).on('close', done);
+        });
+      }
+    }
+    res.end();
   });
   server.keepAliveTimeout = 1_000;
   await new Promise((resolve) => server.listen(port, host, resolve));

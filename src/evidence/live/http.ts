@@ -1,6 +1,6 @@
 import { GateWaitTooLong, throughGate, type GateClient } from '../../net/politeness/pass';
 import { seconds, type GateReport } from '../../net/politeness/policy';
-import { OverCapError, readCapped, readHead } from '../../net/read-capped';
+import { BYTES_PER_PIECE, OverCapError, readCapped, readHead } from '../../net/read-capped';
 import { parseRetryAfter, retrying } from '../../net/retry';
 import { sha256Hex } from '../recording';
 import { EvidenceError } from '../types';
@@ -169,6 +169,11 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
     try {
       return new TextDecoder().decode(await readCapped(res.body, maxBytes));
     } catch (err) {
+      if (err instanceof OverCapError && err.pieces !== undefined) {
+        // Each piece costs a round trip however small it is: a body sent a few bytes at a time is refused by its count.
+        const each = `under ${BYTES_PER_PIECE} bytes each on average`;
+        throw new EvidenceError(`${url.host} sent its answer in more than ${err.pieces.toLocaleString('en-US')} pieces (${each}); the answer was not read.`, 'too_large');
+      }
       if (err instanceof OverCapError) {
         throw new EvidenceError(
           `${url.host} sent more than ${sizeText(maxBytes)}; the answer was not read. Ask for less: a LIMIT, fewer variables, a narrower search.`,

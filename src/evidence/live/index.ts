@@ -41,6 +41,38 @@ const stripHtml = (html: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
+/** Wikidata keeps labels and descriptions to 250 characters; a mirror's longer ones are cut there. */
+const LABEL_CHARS = 250;
+const shortText = (value: unknown) => (typeof value === 'string' ? value.slice(0, LABEL_CHARS) : undefined);
+
+/** MediaWiki's titles are at most 255 bytes, its snippets a few hundred characters of HTML; longer ones are cut. */
+const TITLE_CHARS = 255;
+const SNIPPET_HTML_CHARS = 2_000;
+
+/**
+ * The first `asked` well-formed hits of a search answer. The list is cut here, before anything reads it: a mirror
+ * answered 10,000 hits (2.5 MB) to `srlimit=5`, and all of them went into one observation.
+ */
+const searchHits = (list: unknown, asked: number): { title: string; snippet: string }[] => {
+  const hits: { title: string; snippet: string }[] = [];
+  if (!Array.isArray(list)) return hits;
+  for (const h of list) {
+    if (hits.length >= asked) break;
+    const { title, snippet } = (h ?? {}) as { title?: unknown; snippet?: unknown };
+    if (typeof title !== 'string' || !title.trim()) continue;
+    hits.push({ title: title.slice(0, TITLE_CHARS), snippet: stripHtml(typeof snippet === 'string' ? snippet.slice(0, SNIPPET_HTML_CHARS) : '') });
+  }
+  return hits;
+};
+
+/** The shape SPARQL results must have before anything reads them: an ASK's boolean, or vars and a list of rows. */
+const isResults = (data: unknown): data is SparqlResults => {
+  if (!data || typeof data !== 'object' || !('head' in data)) return false;
+  if ('boolean' in data) return typeof data.boolean === 'boolean';
+  const { head, results } = data as { head?: { vars?: unknown }; results?: { bindings?: unknown } };
+  return Array.isArray(head?.vars) && Array.isArray(results?.bindings);
+};
+
 /** `== Heading ==` lines of a plain-text extract start sections. */
 export const splitExtract = (extract: string): PageSection[] => {
   const sections: PageSection[] = [];
@@ -118,10 +150,9 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
   const evidence: Evidence = {
     kind: 'live',
     async search(query, limit = 5) {
-      const data = (await mw({ action: 'query', list: 'search', srsearch: query, srlimit: String(Math.min(Math.max(1, limit), 20)), srprop: 'snippet' })) as {
-        query?: { search?: { title: string; snippet?: string }[] };
-      };
-      return (data.query?.search ?? []).map((h) => ({ title: h.title, snippet: stripHtml(h.snippet ?? ''), url: pageUrl(h.title) }));
+      const asked = Math.min(Math.max(1, limit), 20);
+      const data = (await mw({ action: 'query', list: 'search', srsearch: query, srlimit: String(asked), srprop: 'snippet' })) as { query?: { search?: unknown } };
+      return searchHits(data.query?.search, asked).map((h) => ({ ...h, url: pageUrl(h.title) }));
     },
     async page(title): Promise<Page | null> {
       const p = await queryPage(title, { prop: 'extracts|pageprops', explaintext: '1', exsectionformat: 'wiki', ppprop: 'wikibase_item' });
@@ -145,8 +176,8 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
         url.searchParams.set('format', 'json');
         data = await http.getJson(url, accept);
       } else data = await http.postFormJson(url, { query: prepared.text, format: 'json' }, accept);
-      if (!data || typeof data !== 'object' || !('head' in data)) throw new EvidenceError('The query service sent no SPARQL results.', 'upstream');
-      return finishResults(data as SparqlResults, maxBytes);
+      if (!isResults(data)) throw new EvidenceError('The query service sent no SPARQL results.', 'upstream');
+      return finishResults(data, maxBytes, prepared.rows);
     },
     async labels(ids, language = 'en') {
       const clean = [...new Set(ids.map(toEntityId).filter((x): x is string => !!x))].slice(0, 200);
@@ -158,9 +189,11 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
         const data = (await http.getJson(url)) as {
           entities?: Record<string, { missing?: string; labels?: Record<string, { value: string }>; descriptions?: Record<string, { value: string }> }>;
         };
-        for (const [id, e] of Object.entries(data.entities ?? {})) {
-          if (e.missing !== undefined) continue;
-          found.set(id, { id, label: e.labels?.[language]?.value, description: e.descriptions?.[language]?.value });
+        // Only the entities asked for, however many came: a mirror may add thousands.
+        for (const id of clean.slice(i, i + 50)) {
+          const e = data.entities?.[id];
+          if (!e || typeof e !== 'object' || e.missing !== undefined) continue;
+          found.set(id, { id, label: shortText(e.labels?.[language]?.value), description: shortText(e.descriptions?.[language]?.value) });
         }
       }
       return clean.map((id) => found.get(id) ?? { id });

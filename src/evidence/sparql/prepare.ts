@@ -1,4 +1,4 @@
-import { EvidenceError, type SparqlResults } from '../types';
+import { EvidenceError, type SparqlResults, type SparqlTerm } from '../types';
 import { emulateLabelService, HELPER_PREFIX } from './label-service';
 import { WDQS_PREFIXES } from './prefixes';
 import { checkLimits } from './limits';
@@ -15,6 +15,8 @@ export interface PrepareOptions {
 export interface PreparedQuery {
   form: QueryForm;
   text: string;
+  /** Rows the query asks for at most (its outer LIMIT after capping); an endpoint that sends more is cut to it. */
+  rows?: number;
 }
 
 const lex = (query: string): Token[] => {
@@ -43,7 +45,10 @@ const stripHints = (query: string): string => {
 };
 
 /** Adds `LIMIT maxRows` to the outermost query when it has none, and lowers a larger one. Subquery limits are left alone. */
-export const capLimit = (query: string, maxRows: number): string => {
+export const capLimit = (query: string, maxRows: number): string => cappedLimit(query, maxRows).text;
+
+/** `capLimit`, with the outer LIMIT the query then has: at most that many rows are wanted. */
+const cappedLimit = (query: string, maxRows: number): { text: string; limit: number } => {
   const sig = significant(lex(query));
   let depth = 0;
   let valuesAt = -1;
@@ -57,13 +62,13 @@ export const capLimit = (query: string, maxRows: number): string => {
     } else if (depth === 0 && seenGroup && isWord(t, 'LIMIT')) {
       const n = sig[i + 1];
       if (n?.type !== 'number') throw new EvidenceError('LIMIT must be followed by a number.', 'syntax');
-      if (Number(n.text) <= maxRows) return query;
-      return `${query.slice(0, n.start)}${maxRows}${query.slice(n.end)}`;
+      if (Number(n.text) <= maxRows) return { text: query, limit: Number(n.text) };
+      return { text: `${query.slice(0, n.start)}${maxRows}${query.slice(n.end)}`, limit: maxRows };
     } else if (depth === 0 && seenGroup && isWord(t, 'VALUES') && valuesAt < 0) valuesAt = t.start;
   }
-  if (valuesAt >= 0) return `${query.slice(0, valuesAt)}LIMIT ${maxRows}\n${query.slice(valuesAt)}`;
+  if (valuesAt >= 0) return { text: `${query.slice(0, valuesAt)}LIMIT ${maxRows}\n${query.slice(valuesAt)}`, limit: maxRows };
   // A newline first, so a trailing `# comment` cannot swallow the LIMIT.
-  return `${query}\nLIMIT ${maxRows}`;
+  return { text: `${query}\nLIMIT ${maxRows}`, limit: maxRows };
 };
 
 /** Declares the WDQS prefixes that the query uses without declaring them. */
@@ -86,26 +91,35 @@ export const prepareQuery = (query: string, options: PrepareOptions): PreparedQu
   const form = checkQuery(tokens);
   let text = query;
   if (options.emulateWdqs) text = addPrefixes(emulateLabelService(stripHints(text)));
-  if (form === 'SELECT') text = capLimit(text, options.maxRows);
-  return { form, text };
+  if (form !== 'SELECT') return { form, text };
+  const capped = cappedLimit(text, options.maxRows);
+  return { form, text: capped.text, rows: capped.limit };
 };
 
-/** Drops emulation helper variables and trims rows until the JSON fits the byte cap. */
-export const finishResults = (results: SparqlResults, maxBytes: number): SparqlResults => {
+const isTerm = (t: unknown): t is SparqlTerm => !!t && typeof t === 'object' && typeof (t as SparqlTerm).type === 'string' && typeof (t as SparqlTerm).value === 'string';
+
+/**
+ * Drops emulation helper variables, keeps at most `maxRows` rows (the query's LIMIT: an endpoint that ignores it must
+ * not fill an observation) and trims rows until the JSON fits the byte cap. Only the kept rows are looked at; a value
+ * that is not a SPARQL term (`{type, value}`) is left out of its row.
+ */
+export const finishResults = (results: SparqlResults, maxBytes: number, maxRows = Infinity): SparqlResults => {
   if (!('results' in results)) return results;
-  const vars = results.head.vars.filter((v) => !v.startsWith(HELPER_PREFIX));
-  const bindings = results.results.bindings.map((row) => {
-    const out: typeof row = {};
-    for (const v of vars) if (row[v]) out[v] = row[v];
-    return out;
-  });
+  const vars = results.head.vars.filter((v) => typeof v === 'string' && !v.startsWith(HELPER_PREFIX));
+  const rows = results.results.bindings;
+  const kept: Record<string, SparqlTerm>[] = [];
   let size = 0;
-  let keep = 0;
-  for (; keep < bindings.length; keep++) {
-    size += JSON.stringify(bindings[keep]).length + 1;
-    if (size > maxBytes) break;
+  let overBytes = false;
+  for (let i = 0; i < rows.length && kept.length < maxRows; i++) {
+    const row = rows[i] ?? {};
+    const out: Record<string, SparqlTerm> = {};
+    for (const v of vars) if (isTerm(row[v])) out[v] = row[v];
+    size += JSON.stringify(out).length + 1;
+    if ((overBytes = size > maxBytes)) break;
+    kept.push(out);
   }
-  const finished: SparqlResults = { head: { vars }, results: { bindings: bindings.slice(0, keep) } };
-  if (keep < bindings.length) finished.truncated = true;
+  const finished: SparqlResults = { head: { vars }, results: { bindings: kept } };
+  // Rows past the LIMIT were never asked for; only rows dropped for size are a cut the reader must hear of.
+  if (overBytes) finished.truncated = true;
   return finished;
 };
