@@ -88,5 +88,5 @@ export const startDev = async ({ vars = {}, args = [], stateDir = tmpdir(), time
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { url, port, startupMs: Date.now() - started, log: () => log, stop };
+  return { url, port, pid: child.pid, stateFolder: persist, exited: () => child.exitCode !== null || child.signalCode !== null, startupMs: Date.now() - started, log: () => log, stop };
 };
