@@ -50,6 +50,7 @@ const CLI: CliSpec = {
     'judge-model': { type: 'string', value: 'name', help: 'the judge model (default LLM_MODEL)' },
     'judge-key': { type: 'string', value: 'key', help: 'the judge\'s API key (default LLM_API_KEY)' },
     rehearse: { type: 'boolean', help: 'run against our own npm run dev with a stub model that answers the gold' },
+    port: { type: 'string', value: 'N', help: 'with --rehearse: the port of its server (default any free one)' },
     record: { type: 'string', value: 'file', help: 'afterwards, write every run\'s evidence into one deduplicated archive (docs/ARCHIVE.md)' },
     replay: { type: 'string', value: 'file', help: 'upload this archive and serve every run\'s evidence from it; prints the misses' },
   },
@@ -119,6 +120,7 @@ const main = async () => {
   const { judge, name } = b === 'crag' ? judgeFromEnv('crag', judgeFlags) : wantJudge ? judgeFromEnv('answer-check', judgeFlags) : { judge: undefined, name: 'none' };
   if (wantJudge && !judge) fail('--judge needs a model: --judge-url <OpenAI-compatible /v1 URL> --judge-model <name>, or LLM_BASE_URL and LLM_MODEL');
   const rehearsing = args.rehearse === true || args.rehearse === 'true';
+  if (args.port !== undefined && !rehearsing) fail('--port is the port of the server --rehearse starts; to evaluate a running server give --url');
   // A rehearsal's default folder is its own and starts afresh each time.
   if (rehearsing && typeof args.out !== 'string') rmSync(`eval-results/rehearsal-${b}/predictions.jsonl`, { force: true });
   const options: Omit<EvaluationOptions, 'url'> = {
@@ -144,7 +146,7 @@ const main = async () => {
     progress: process.stderr,
   };
   const archives = { record: typeof args.record === 'string' ? args.record : undefined, replay: typeof args.replay === 'string' ? args.replay : undefined };
-  if (rehearsing) return rehearseCli(options, archives);
+  if (rehearsing) return rehearseCli(options, archives, args.port);
   await beforeRuns(url, options, archives);
   const summary = await runEvaluation({ ...options, url });
   const missing = prepared.skipped ? `, ${prepared.skipped} not asked (context missing)` : '';
@@ -201,10 +203,12 @@ const afterRuns = async (url: string, options: Omit<EvaluationOptions, 'url'>, a
  * --rehearse: our own `npm run dev` with the model stub answering every question with its gold answer; prints
  * the main metric and, per item below 100 (or at 100 only by a scorer rule), the gold-format quirk or "UNEXPLAINED".
  */
-const rehearseCli = async (options: Omit<EvaluationOptions, 'url'>, archives: Archives = {}) => {
-  const { startRehearsalService } = await import('./rehearse-service');
+const rehearseCli = async (options: Omit<EvaluationOptions, 'url'>, archives: Archives = {}, portFlag?: string | true) => {
+  const { rehearsalPort, startRehearsalService } = await import('./rehearse-service');
+  const port = await rehearsalPort(portFlag);
   process.stderr.write('starting npm run dev with the gold-answer model stub…\n');
-  const service = await startRehearsalService();
+  const service = await startRehearsalService({}, port);
+  process.stderr.write(`serving at ${service.url}\n`);
   try {
     await beforeRuns(service.url, options, archives);
     const r = await rehearse({ ...options, service });

@@ -170,11 +170,11 @@ describe.skipIf(!hasChromium)('web UI: variants, modes and their evidence, in Ch
       const title = await page.textContent(`#cards > li[data-kind="observation"]:has(h3:text-is("Observation from ${tool}")) summary`);
       expect(title, tool).toContain(`${step.ms} ms`);
     }
-    // Rag mode calls no agent tool; the usage line counts its pipeline steps instead of saying "0 tool calls".
+    // Rag mode calls no agent tool; the usage line counts its pipeline stages instead of saying "0 tool calls".
     expect(run.usage.toolCalls).toBe(0);
     const actions = run.steps.filter((s) => s.type === 'action').length;
     const usage = await page.textContent('#run-usage');
-    expect(usage).toContain(`, ${actions} pipeline steps, `);
+    expect(usage).toContain(`, ${actions} pipeline stages, `);
     expect(usage).not.toContain('tool calls');
 
     // The runs page names each run's variant.
