@@ -8,6 +8,7 @@ import { createLLM } from '../llm';
 import { modelProblem } from '../llm/served-models';
 import type { Purpose } from '../llm/types';
 import { availableModes, defaultMode } from '../strategies';
+import { tracingOn } from '../telemetry/run-tracing';
 import { healthSchema } from './response-schemas';
 import { json } from './route-kit';
 
@@ -63,6 +64,8 @@ export const healthRoutes = new OpenAPIHono<{ Bindings: Env }>().openapi(healthR
     // The per-run limits a request gets unless it lowers them (the UI shows progress against them).
     limits: { maxSteps: config.MAX_STEPS, maxLLMCalls: config.MAX_LLM_CALLS, maxWallMs: config.MAX_WALL_MS, maxTokens: config.MAX_TOKENS },
     auth: config.API_KEYS.length ? 'bearer' : 'open (API_KEYS is empty: local development only)',
+    // Whether runs are exported as OpenTelemetry traces (the collector itself is not named: this route is public).
+    tracing: { on: tracingOn(config) },
     ...(warnings.length ? { warnings } : {}),
   }, 200);
 });

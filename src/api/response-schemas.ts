@@ -171,6 +171,9 @@ export const healthSchema = z
     defaultModes: z.record(z.enum(VARIANTS), z.string()).meta({ description: 'the mode each variant runs when a request names none' }),
     limits: z.object({ maxSteps: z.number().int(), maxLLMCalls: z.number().int(), maxWallMs: z.number().int(), maxTokens: z.number().int() }),
     auth: z.string(),
+    tracing: z
+      .object({ on: z.boolean() })
+      .meta({ description: 'whether runs are exported as OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT is set); the collector is not named' }),
     warnings: z
       .array(z.string())
       .optional()
