@@ -199,6 +199,32 @@ describe.skipIf(!hasChromium)('web UI: variants, modes and their evidence, in Ch
     await page.close();
   });
 
+  it('at 390 px each source keeps its sentence readable: several words a line, the label above or beside it', async () => {
+    const sentence = 'The Danube flows through ten countries, more than any other river in the world.';
+    stub.setScript({ agent: [`Thought: I know this.\nFinal Answer: ${sentence}`], parametric: [sentence], final: [sentence] });
+    const { page, problems } = await openPage('/', { width: 390, height: 844 });
+    await page.fill('#question', 'Which river flows through the most countries?');
+    await page.selectOption('#mode', 'agent');
+    await page.click('#ask-button');
+    await page.waitForSelector('.answer .per-source dd', { timeout: 60_000 });
+    await page.screenshot({ path: join(process.env.UI_SHOTS_DIR ?? tmpdir(), 'ui-per-source-390.png'), fullPage: true });
+    // Lines a person reads: the distinct tops of the text's boxes in each answer cell.
+    const cells = await page.$$eval('.per-source dd', (dds) =>
+      dds.map((dd) => {
+        const range = document.createRange();
+        range.selectNodeContents(dd);
+        const tops = new Set([...range.getClientRects()].map((r: any) => Math.round(r.top)));
+        return { text: dd.textContent as string, lines: tops.size };
+      }),
+    );
+    const long = cells.filter((c) => c.text === sentence);
+    expect(long.length).toBeGreaterThan(0);
+    for (const c of long) expect(c.lines, JSON.stringify(cells)).toBeLessThanOrEqual(Math.ceil(sentence.split(' ').length / 3));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('on a 390 px phone a replayed run shows its answer before the form, within the first screen', async () => {
     stub.setScript({ parametric: ['Paris'] });
     const res = await fetch(`${base}/v1/answer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'What is the capital of France?', mode: 'parametric' }) });
