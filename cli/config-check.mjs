@@ -30,25 +30,42 @@ export const flagValues = (args, flag) => {
 };
 
 /** The config file these arguments name (`--config`, else wrangler.toml). */
-const configPath = (args) => resolve(ROOT, flagValues(args, '--config')[0] ?? 'wrangler.toml');
+export const configPath = (args) => resolve(ROOT, flagValues(args, '--config')[0] ?? 'wrangler.toml');
 
-/** The environment named by `--env` / `-e`, if any. */
-export const envOf = (args) => flagValues(args, '--env')[0] ?? flagValues(args, '-e')[0];
+/** The environment named by `--env` / `-e` (else CLOUDFLARE_ENV, which wrangler reads too), if any. */
+export const envOf = (args) => flagValues(args, '--env')[0] ?? flagValues(args, '-e')[0] ?? (process.env.CLOUDFLARE_ENV || undefined);
 
 /** The `[env.<name>]` sections of a wrangler.toml, in file order. */
 export const environmentNames = (toml) => [...toml.matchAll(/^\[env\.([A-Za-z0-9_-]+)\]\s*$/gm)].map((m) => m[1]);
 
 /**
- * An `--env` that wrangler.toml does not define: the environments that exist, and exit 1 (wrangler would throw its
- * UserError with a Node stack trace instead).
+ * The environment a mistyped name most likely meant: the closest by edit distance (case ignored), or one that
+ * contains it or is contained in it; undefined when nothing is close.
  */
-const exitOnUnknownEnv = (args, what) => {
+export const nearestName = async (name, names) => {
+  const { levenshtein } = await tsImport('../src/fewshot/levenshtein.ts', import.meta.url);
+  const wanted = name.toLowerCase();
+  const scored = names.map((n) => {
+    const lower = n.toLowerCase();
+    const contains = wanted.length >= 3 && (lower.includes(wanted) || wanted.includes(lower));
+    return { n, d: contains ? 0.5 : levenshtein(wanted, lower) };
+  });
+  const best = scored.sort((a, b) => a.d - b.d)[0];
+  return best && best.d <= Math.max(2, Math.floor(wanted.length / 3)) ? best.n : undefined;
+};
+
+/**
+ * An `--env` that wrangler.toml does not define: the nearest name, the environments that exist, and exit 1 (wrangler
+ * would throw its UserError with a Node stack trace instead).
+ */
+const exitOnUnknownEnv = async (args, what) => {
   const env = envOf(args);
   if (env === undefined) return;
   const names = environmentNames(readFileSync(configPath(args), 'utf8'));
   if (names.includes(env)) return;
-  console.error(`${what}: there is no environment "${env}" in ${flagValues(args, '--config')[0] ?? 'wrangler.toml'}.`);
-  console.error(`The environments are: ${names.join(', ')}. Example: ${what} -- --env ${names.includes('mintaka') ? 'mintaka' : names[0]}`);
+  const nearest = await nearestName(env, names);
+  console.error(`${what}: there is no environment "${env}" in ${flagValues(args, '--config')[0] ?? 'wrangler.toml'}.${nearest ? ` Did you mean "${nearest}"?` : ''}`);
+  console.error(`The environments are: ${names.join(', ')}. Example: ${what} -- --env ${nearest ?? (names.includes('mintaka') ? 'mintaka' : names[0])}`);
   process.exit(1);
 };
 
@@ -73,6 +90,12 @@ export const collectVars = async (args, { local }) => {
   return { env, vars };
 };
 
+/** The Worker's parsed Config for these vars (src/config.ts's loadConfig); throws its ConfigError when invalid. */
+export const parsedConfig = async (vars) => {
+  const { loadConfig } = await tsImport('../src/config.ts', import.meta.url);
+  return loadConfig(vars);
+};
+
 /** Every configuration problem for these vars, as `NAME: what is wrong` lines (empty when the config is valid). */
 export const configProblems = async (vars) => {
   const { loadConfig, ConfigError } = await tsImport('../src/config.ts', import.meta.url);
@@ -87,7 +110,7 @@ export const configProblems = async (vars) => {
 
 /** Prints the problems and exits non-zero; returns quietly when the configuration is valid. */
 export const checkOrExit = async (args, { local, what }) => {
-  exitOnUnknownEnv(args, what);
+  await exitOnUnknownEnv(args, what);
   const { env, vars } = await collectVars(args, { local });
   const problems = await configProblems(vars);
   if (!problems.length) return;

@@ -125,10 +125,12 @@ export const sweepTable = (rows: { name: string; options: Record<string, unknown
  * --rehearse: our own `npm run dev` with the model stub answering every question with its gold answer; prints
  * the main metric and, per item below 100 (or at 100 only by a scorer rule), the gold-format quirk or "UNEXPLAINED".
  */
-export const rehearseCli = async (options: CliEvaluation, archives: Archives = {}) => {
-  const { startRehearsalService } = await import('./rehearse-service');
+export const rehearseCli = async (options: CliEvaluation, archives: Archives = {}, portFlag?: string | true) => {
+  const { rehearsalPort, startRehearsalService } = await import('./rehearse-service');
+  const port = await rehearsalPort(portFlag);
   process.stderr.write('starting npm run dev with the gold-answer model stub…\n');
-  const service = await startRehearsalService();
+  const service = await startRehearsalService({}, port);
+  process.stderr.write(`serving at ${service.url}\n`);
   try {
     await beforeRuns(service.url, options, archives);
     const info = await check(service.url, { ...options, mode: options.mode }, [options.options]);

@@ -57,6 +57,7 @@ const CLI: CliSpec = {
     'judge-model': { type: 'string', value: 'name', help: 'the judge model (default LLM_MODEL)' },
     'judge-key': { type: 'string', value: 'key', help: 'the judge\'s API key (default LLM_API_KEY)' },
     rehearse: { type: 'boolean', help: 'run against our own npm run dev with a stub model that answers the gold' },
+    port: { type: 'string', value: 'N', help: 'with --rehearse: the port of its server (default any free one)' },
     record: { type: 'string', value: 'file', help: 'afterwards, write every run\'s evidence into one deduplicated archive (docs/ARCHIVE.md)' },
     replay: { type: 'string', value: 'file', help: 'upload this archive and serve every run\'s evidence from it; prints the misses' },
   },
@@ -129,6 +130,7 @@ const main = async () => {
   const { judge, name } = b === 'crag' ? judgeFromEnv('crag', judgeFlags) : wantJudge ? judgeFromEnv('answer-check', judgeFlags) : { judge: undefined, name: 'none' };
   if (wantJudge && !judge) fail('--judge needs a model: --judge-url <OpenAI-compatible /v1 URL> --judge-model <name>, or LLM_BASE_URL and LLM_MODEL');
   const rehearsing = args.rehearse === true || args.rehearse === 'true';
+  if (args.port !== undefined && !rehearsing) fail('--port is the port of the server --rehearse starts; to evaluate a running server give --url');
   // A rehearsal's default folder is its own and starts afresh each time.
   if (rehearsing && typeof args.out !== 'string') {
     rmSync(`eval-results/rehearsal-${b}/predictions.jsonl`, { force: true });
@@ -171,7 +173,7 @@ const main = async () => {
   const archives = { record: typeof args.record === 'string' ? args.record : undefined, replay: typeof args.replay === 'string' ? args.replay : undefined };
   if (rehearsing) {
     if (sweep) fail('--sweep and --rehearse do not go together');
-    return rehearseCli(options, archives);
+    return rehearseCli(options, archives, typeof args.port === 'string' ? args.port : undefined);
   }
   const extra = { skippedNoContext: prepared.skipped };
   if (sweep) return runSweep(url, options, sweep, archives);

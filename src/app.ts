@@ -14,6 +14,7 @@ import { modelRoutes } from './api/models';
 import { serveOpenApi } from './api/openapi';
 import { rateLimit } from './api/rate-limit';
 import { runRoutes } from './api/runs';
+import { storageGone } from './api/storage-gone';
 import type { ApiEnv } from './api/route-kit';
 import { toolRoutes } from './api/tools';
 
@@ -44,11 +45,13 @@ export const buildApp = () => {
   documentMcp(app);
   serveOpenApi(app);
   app.notFound((c) => c.json(errorBody('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
-  app.onError((err, c) => {
+  app.onError(async (err, c) => {
     if (err instanceof HttpError) return errorResponse(c, err);
     // Thrown by library middleware (e.g. a media-type gate): keep its status, in our error shape.
     if (err instanceof HTTPException) return c.json(errorBody(err.status === 415 ? 'unsupported_media_type' : 'http_error', err.message), err.status);
     if (err instanceof ConfigError) return c.json(errorBody('config_error', err.message), 500);
+    const gone = await storageGone(err, c.env, c.req.url);
+    if (gone) return errorResponse(c, gone);
     console.error('unhandled error', err instanceof Error ? err.name : typeof err);
     return c.json(errorBody('internal_error', 'the server failed to handle this request'), 500);
   });

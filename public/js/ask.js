@@ -58,7 +58,7 @@ const explainFailure = (err, runId) => {
   return errorBox(err.code ?? 'network', err.message);
 };
 
-const pendingAnswer = () => h('p', { class: 'answer-pending' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Working on it… the steps below show what is being looked up.');
+const pendingAnswer = () => h('p', { class: 'answer-pending' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Working on it… the trace below shows what is being looked up.');
 
 const resetView = (question) => {
   current?.stop();
@@ -82,12 +82,14 @@ const resetView = (question) => {
   $('cancel-button').hidden = true;
 };
 
-const countSteps = () => {
-  const n = $('cards').querySelectorAll('li[data-kind="action"], li[data-kind="thought"]').length;
-  $('trace-count').textContent = `(${plural(n, 'step')})`;
+// "Step" means one thing across the UI, the API and the docs: a stored unit of the run's work (what "step n of 40"
+// and a fork's fromStep count). A step may show as several cards, so the trace counts its cards as entries.
+const countEntries = () => {
+  const n = $('cards').querySelectorAll('li[data-kind]').length;
+  $('trace-count').textContent = `(${plural(n, 'entry', 'entries')})`;
 };
 
-/** While a run works, the newest step stays in view inside the trace, without moving the answer off screen. */
+/** While a run works, the newest entry stays in view inside the trace, without moving the answer off screen. */
 const keepLatestInView = (el) => {
   const box = $('cards');
   if ($('trace').open) box.scrollTop = box.scrollHeight;
@@ -149,7 +151,7 @@ const follow = (options) => {
         $('run-usage').textContent = usageLine(data, { mode: runMode, actions: cards.querySelectorAll('li[data-kind="action"]').length });
         if (!$('answer-body').querySelector('.answer')) {
           clear($('answer-body'));
-          $('answer-body').append(h('p', { class: 'answer-none' }, data.status === 'cancelled' ? 'The run was cancelled before it found an answer.' : 'No answer was found. The steps below show what was tried.'));
+          $('answer-body').append(h('p', { class: 'answer-none' }, data.status === 'cancelled' ? 'The run was cancelled before it found an answer.' : 'No answer was found. The trace below shows what was tried.'));
         } else if (data.status !== 'succeeded') {
           // A run that ended early keeps what it had gathered; say plainly that it is not a finished answer.
           $('answer-body').prepend(h('p', { class: 'answer-partial' }, data.status === 'cancelled' ? 'Partial answer: the run was cancelled before it finished.' : 'Partial answer: the run stopped before it finished.'));
@@ -167,7 +169,7 @@ const follow = (options) => {
       if (el) {
         cards.append(el);
         keepLatestInView(el);
-        countSteps();
+        countEntries();
       }
       if (!ended && type !== 'answer' && type !== 'error') $('run-status').textContent = type === 'action' ? `Calling ${data.tool}…` : 'Thinking…';
     },

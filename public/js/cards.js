@@ -134,7 +134,7 @@ export const renderCard = (type, data, id) => {
   }
 };
 
-/** How long a step took; nothing when the step does not say (a stored step from before steps were timed). */
+/** How long an observation's step took; nothing when the step does not say (one stored before steps were timed). */
 const duration = (ms) => (typeof ms !== 'number' || !Number.isFinite(ms) ? '' : ms < 1 ? 'under 1 ms' : `${Math.round(ms)} ms`);
 
 /**
@@ -144,8 +144,8 @@ const duration = (ms) => (typeof ms !== 'number' || !Number.isFinite(ms) ? '' : 
 const workDone = (u, mode, actions) => {
   if ((u.toolCalls ?? 0) > 0 || !actions) return plural(u.toolCalls ?? 0, 'tool call');
   if (mode === 'program') return plural(actions, 'program run');
-  if (mode === 'rag') return plural(actions, 'pipeline step');
-  return plural(actions, 'step');
+  if (mode === 'rag') return plural(actions, 'pipeline stage');
+  return plural(actions, 'action');
 };
 
 export const usageLine = (data, { mode, actions = 0 } = {}) => {

@@ -19,6 +19,7 @@ import { runSchema } from './response-schemas';
 import { named, withModeOptions } from './openapi';
 import { apiRoutes, errors, jsonBody } from './route-kit';
 import { answerRequestSchema, LIMITS_TEXT } from './schemas';
+import { storageGone } from './storage-gone';
 
 /** Response headers of a route that starts a run: its id, and whether an Idempotency-Key replayed an earlier one. */
 export const replayHeaders = z.object({
@@ -63,7 +64,7 @@ export const createRun = async (
   body: RunBody,
   owner?: string,
   claim: RunIdClaim = freshRunId,
-  how: { follow?: boolean; waitUntil?: (p: Promise<unknown>) => void } = {},
+  how: { follow?: boolean; waitUntil?: (p: Promise<unknown>) => void; explain?: (err: unknown) => Promise<string | undefined> } = {},
 ) => {
   const { config, variant, mode, options } = await checkRunRequest(env, body, owner);
   // Claimed after validation, so a rejected request never holds an Idempotency-Key.
@@ -81,7 +82,7 @@ export const createRun = async (
   // On a replay the run exists and this is a no-op; it creates the run if the claiming request died before it could.
   if (how.follow && !replayed) {
     // A new run's first event is known now: it leaves before the object is set up, which goes on behind it.
-    const events = firstEventThenRun(runStartedFrame(config, runId, request), () => stub.start(runId, request, owner, FIRST_EVENT_ID), how.waitUntil);
+    const events = firstEventThenRun(runStartedFrame(config, runId, request), () => stub.start(runId, request, owner, FIRST_EVENT_ID), how.waitUntil, how.explain);
     return { runId, stub, request, replayed, headers, events };
   }
   // `follow` on a replay: the run's event stream from its first event comes back with the same call.
@@ -139,7 +140,8 @@ export const answerRoutes = apiRoutes()
   const body = c.req.valid('json');
   const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], 'POST /v1/answer', body);
   const follow = wantsEventStream(c.req.header('accept'));
-  const { stub, headers, events } = await createRun(c.env, body, runScope(c), claim, { follow, waitUntil: (p) => c.executionCtx.waitUntil(p) });
+  const explain = async (err: unknown) => (await storageGone(err, c.env, c.req.url))?.message;
+  const { stub, headers, events } = await createRun(c.env, body, runScope(c), claim, { follow, waitUntil: (p) => c.executionCtx.waitUntil(p), explain });
   // The stream comes back with the start itself, from the `run` event on (a replay: the whole run so far).
   if (follow) return new Response((events ?? (await runEvents(stub, 0))).body, { headers: { ...SSE_HEADERS, ...headers } });
   const view = await waitForRun(stub);

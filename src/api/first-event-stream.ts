@@ -4,9 +4,14 @@ import { SSE_HEADERS } from '../engine/sse';
 /**
  * An event stream that starts with `first` at once and goes on with the stream `start` answers with. If the start
  * fails, the stream says so in an `error` event and ends with `done` (status `failed`): the client already has its
- * 200 and the run's id.
+ * 200 and the run's id. `explain` may put a failure in our words (a local state folder deleted under the server).
  */
-export const firstEventThenRun = (first: Uint8Array, start: () => Promise<{ events?: Response }>, waitUntil?: (p: Promise<unknown>) => void): Response => {
+export const firstEventThenRun = (
+  first: Uint8Array,
+  start: () => Promise<{ events?: Response }>,
+  waitUntil?: (p: Promise<unknown>) => void,
+  explain?: (err: unknown) => Promise<string | undefined>,
+): Response => {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   writer.write(first).catch(() => {});
@@ -18,7 +23,8 @@ export const firstEventThenRun = (first: Uint8Array, start: () => Promise<{ even
       // A client that went away cancels the pipe; the run goes on and stays readable.
       await events.body.pipeTo(writable).catch(() => {});
     } catch (err) {
-      for (const frame of startFailedFrames(`the run could not be started: ${err instanceof Error ? err.message : String(err)}`)) await writer.write(frame).catch(() => {});
+      const why = (await explain?.(err).catch(() => undefined)) ?? (err instanceof Error ? err.message : String(err));
+      for (const frame of startFailedFrames(`the run could not be started: ${why}`)) await writer.write(frame).catch(() => {});
       await writer.close().catch(() => {});
     }
   })();

@@ -9,6 +9,7 @@ import { createLLM } from '../llm';
 import { modelProblem } from '../llm/served-models';
 import type { Purpose } from '../llm/types';
 import { availableModes, defaultMode } from '../strategies';
+import { tracingOn } from '../telemetry/run-tracing';
 import { healthSchema } from './response-schemas';
 import { json } from './route-kit';
 
@@ -67,6 +68,8 @@ export const healthRoutes = new OpenAPIHono<{ Bindings: Env }>().openapi(healthR
     // package.json's version and the git commit the code was bundled from (an evaluation's manifest records both).
     version: BUILD_INFO.version,
     commit: BUILD_INFO.commit,
+    // Whether runs are exported as OpenTelemetry traces (the collector itself is not named: this route is public).
+    tracing: { on: tracingOn(config) },
     ...(warnings.length ? { warnings } : {}),
   }, 200);
 });

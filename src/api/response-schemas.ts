@@ -184,6 +184,9 @@ export const healthSchema = z
     auth: z.string(),
     version: z.string().meta({ description: "the service's version (package.json)" }),
     commit: z.string().meta({ description: 'the git commit the code was bundled from ("-dirty" when tracked files had uncommitted changes; "unknown" outside a git checkout)' }),
+    tracing: z
+      .object({ on: z.boolean() })
+      .meta({ description: 'whether runs are exported as OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT is set); the collector is not named' }),
     warnings: z
       .array(z.string())
       .optional()

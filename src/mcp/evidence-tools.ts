@@ -8,7 +8,8 @@ import { inputJsonSchema } from './json-schema';
 import type { Tool } from '../tools/types';
 
 /**
- * The six evidence tools as MCP tools: the same zod input schema that checks a call describes it (as JSON Schema),
+ * The six evidence tools as MCP tools: the same zod input schema that checks a call describes it (as JSON Schema, a
+ * description on every field, the tool's own description written for those fields),
  * and the observation the agent would see is the text content. A tool that failed is a result with isError, as MCP
  * asks for errors a model should read; an input that does not fit the schema is one too, naming the field.
  */
@@ -18,7 +19,13 @@ export const textResult = (text: string, isError = false): CallToolResult => ({ 
 export const evidenceTools = (): Tool[] => hqaTools();
 
 export const describeEvidenceTools = (): McpTool[] =>
-  evidenceTools().map((t) => ({ name: t.name, description: t.description, inputSchema: inputJsonSchema(t.input), annotations: { readOnlyHint: true, openWorldHint: true } }));
+  evidenceTools().map((t) => ({
+    name: t.name,
+    // An MCP client sends the schema's fields, never the agent's `Action Input:` text, so it reads the tool in those terms.
+    description: t.schemaDescription ?? t.description,
+    inputSchema: inputJsonSchema(t.input),
+    annotations: { readOnlyHint: true, openWorldHint: true },
+  }));
 
 export const callEvidenceTool = async (env: Env, config: Config, tool: Tool, args: unknown, signal?: AbortSignal): Promise<CallToolResult> => {
   const parsed = tool.input.safeParse(args ?? {});

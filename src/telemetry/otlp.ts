@@ -1,3 +1,4 @@
+import { version as SERVICE_VERSION } from '../../package.json';
 import { otlpHeaders, type Config } from '../config';
 import type { SpanValue } from '../engine/trace';
 import type { FinishedSpan } from './span-buffer';
@@ -28,11 +29,24 @@ const anyValue = (v: SpanValue): AnyValue =>
 
 const nanos = (ms: number) => `${Math.round(ms)}000000`;
 
+/**
+ * What the spans come from, as a backend groups and filters them: the service and its release (package.json's version),
+ * and the deployment's variant (its DEFAULT_VARIANT: each deploy environment serves one benchmark). A run's own
+ * variant is an attribute of its run span.
+ */
+export const serviceResource = (config: Pick<Config, 'DEFAULT_VARIANT'>) => ({
+  attributes: [
+    { key: 'service.name', value: { stringValue: SERVICE_NAME } },
+    { key: 'service.version', value: { stringValue: SERVICE_VERSION } },
+    { key: 'humaniq.deployment.variant', value: { stringValue: config.DEFAULT_VARIANT } },
+  ],
+});
+
 /** The OTLP JSON body for these spans. */
-export const otlpTraceRequest = (spans: FinishedSpan[]) => ({
+export const otlpTraceRequest = (spans: FinishedSpan[], resource: ReturnType<typeof serviceResource>) => ({
   resourceSpans: [
     {
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: SERVICE_NAME } }] },
+      resource,
       scopeSpans: [
         {
           scope: { name: SERVICE_NAME },
@@ -67,7 +81,7 @@ export const exportSpans = async (config: Config, spans: FinishedSpan[]): Promis
     const res = await fetch(tracesUrl(endpoint), {
       method: 'POST',
       headers: { ...otlpHeaders(config.OTEL_EXPORTER_OTLP_HEADERS), 'content-type': 'application/json' },
-      body: JSON.stringify(otlpTraceRequest(spans)),
+      body: JSON.stringify(otlpTraceRequest(spans, serviceResource(config))),
       signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS),
     });
     await res.body?.cancel();

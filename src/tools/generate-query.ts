@@ -8,8 +8,12 @@ import { clip, entityIds, field, firstInput, jsonIn, unwrap } from './parse-inpu
 import type { Tool } from './types';
 
 const input = z.object({
-  question: z.string().trim().max(1000).optional(),
-  entities: z.array(z.string().regex(/^[QP]\d+$/)).max(8).default([]),
+  question: z.string().trim().max(1000).optional().meta({ description: 'the question the query must answer' }),
+  entities: z
+    .array(z.string().regex(/^[QP]\d+$/))
+    .max(8)
+    .default([])
+    .meta({ description: 'Wikidata ids (Q42, P31) of the entities the question involves, up to 8; their real properties ground the query' }),
 });
 type Input = z.infer<typeof input>;
 
@@ -52,6 +56,8 @@ export const generateQuery: Tool<Input> = {
   name: 'generateQuery',
   description:
     'Write a SPARQL query for a question. Input: "question # Q42, Q5" (the Wikidata ids of the entities involved). Output: the query, to run with runQuery.',
+  schemaDescription:
+    'Write a Wikidata SPARQL query for `question`, using the properties the entities in `entities` really have. Returns the query, to run with runQuery. Uses the configured model.',
   input,
   fromText(text) {
     const raw = firstInput(text);

@@ -3,7 +3,11 @@ import { field, firstInput, jsonIn, unwrap, dropKey } from './parse-input';
 import type { Tool } from './types';
 
 const input = z.object({
-  titles: z.array(z.string().trim().min(1).max(300)).min(1, 'getWikidataID needs a page title').max(10),
+  titles: z
+    .array(z.string().trim().min(1).max(300))
+    .min(1, 'getWikidataID needs a page title')
+    .max(10)
+    .meta({ description: 'exact Wikipedia page titles, 1 to 10' }),
 });
 type Input = z.infer<typeof input>;
 
@@ -11,6 +15,7 @@ type Input = z.infer<typeof input>;
 export const getWikidataID: Tool<Input> = {
   name: 'getWikidataID',
   description: 'Get the Wikidata id (QID) of a Wikipedia page. Input: the exact page title (several separated by "|"). Output: title: QID.',
+  schemaDescription: 'The Wikidata item id (QID) of each Wikipedia page in `titles`. Returns one line per title: `title: QID`.',
   input,
   fromText(text) {
     const raw = firstInput(text);

@@ -6,8 +6,8 @@ import { clip, field, firstInput, jsonIn, unwrap } from './parse-input';
 import type { Tool } from './types';
 
 const input = z.object({
-  title: z.string().trim().min(1, 'read needs a page title').max(300),
-  question: z.string().trim().max(1000).optional(),
+  title: z.string().trim().min(1, 'read needs a page title').max(300).meta({ description: 'the exact Wikipedia page title, as wikisearch returns it' }),
+  question: z.string().trim().max(1000).optional().meta({ description: 'what to find out on that page; without it, what the page is about' }),
 });
 type Input = z.infer<typeof input>;
 
@@ -19,6 +19,8 @@ export const read: Tool<Input> = {
   name: 'read',
   description:
     'Read a Wikipedia page to answer a question. Input: "Page title # question" (the question defaults to the main question). Output: a short answer citing the page.',
+  schemaDescription:
+    'Answer `question` from the Wikipedia page `title`: the model reads the passages of the page that fit the question best and answers in a sentence or two, citing the page. Uses the configured model.',
   input,
   fromText(text) {
     const raw = firstInput(text);

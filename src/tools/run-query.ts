@@ -5,7 +5,7 @@ import { extractQuery } from './generate-query';
 import { clip, field, firstInput, jsonIn } from './parse-input';
 import type { Tool } from './types';
 
-const input = z.object({ sparql: z.string().trim().min(1, 'runQuery needs a SPARQL query').max(8000) });
+const input = z.object({ sparql: z.string().trim().min(1, 'runQuery needs a SPARQL query').max(8000).meta({ description: 'a SPARQL SELECT or ASK query' }) });
 type Input = z.infer<typeof input>;
 
 const MAX_ROWS_SHOWN = 25;
@@ -25,6 +25,7 @@ const showTerm = (t: SparqlTerm | undefined, labels: Map<string, string>): strin
 export const runQuery: Tool<Input> = {
   name: 'runQuery',
   description: 'Run a SPARQL query on Wikidata (SELECT or ASK). Input: the query. Output: the result rows, entity ids shown with labels.',
+  schemaDescription: 'Run `sparql` (SELECT or ASK) on Wikidata. Returns the result rows, each entity id with its label, or the ASK result.',
   input,
   fromText(text) {
     // A query may legitimately contain "#" and brackets, so no unwrapping beyond fences, JSON and quotes.

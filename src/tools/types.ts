@@ -15,7 +15,10 @@ export interface ToolContext {
 /** A tool: its schema doubles as documentation; `fromText` reads what a model wrote after `Action Input:`. */
 export interface Tool<I = any> {
   readonly name: string;
+  /** For the agent, in its text protocol: what to write after `Action Input:` and what comes back. */
   readonly description: string;
+  /** For callers that send the input schema's fields (MCP): the same tool in terms of those fields. */
+  readonly schemaDescription?: string;
   readonly input: z.ZodType<I>;
   /** Lenient parse of free text (quotes, brackets, `Q42, Q5`, `Title # question`). Throws with a readable message. */
   fromText(text: string): I;

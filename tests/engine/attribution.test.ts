@@ -58,6 +58,29 @@ describe('the attribution layer', () => {
     expect(a.citations[0].quote).toContain('He was born in Chicago, Illinois.');
   });
 
+  // Issue 34: "Verified in one source: Wikipedia" showed a quote that did not say where the answer stands.
+  it("quotes where the page says the answer, not the bare title; the title joins the quote when it holds part of it", () => {
+    const pageRecord = (title: string, text: string) => record({ source: 'evidence', kind: 'static', method: 'page', args: [title] }, page(title, text));
+    const quoteOf = (answer: string, r: EvidenceRecord) => attribute([{ source: 'wikipedia', answer, keys: [r.key] }], evidenceBook([r])).citations[0];
+    const argentina = pageRecord('Argentina', 'Argentina is a country in South America. It won the 2022 FIFA World Cup.');
+    expect(quoteOf('Argentina', argentina)).toMatchObject({ verified: true, quote: 'Argentina is a country in South America.' });
+    // Only the title names it: the title is quoted with what the page says next.
+    const lead = pageRecord('Argentina', 'It is a country in South America, and won the 2022 FIFA World Cup.');
+    expect(quoteOf('Argentina', lead)).toMatchObject({ verified: true, quote: 'Argentina — It is a country in South America, and won the 2022 FIFA World Cup.' });
+    // A sentence answer whose subject is the title: both stand in the quote, told apart.
+    const born = pageRecord('Robert Zemeckis', 'He was born in Chicago, Illinois. He directed films.');
+    expect(quoteOf('Robert Zemeckis was born in Chicago', born)).toMatchObject({ verified: true, quote: 'Robert Zemeckis — He was born in Chicago, Illinois.' });
+  });
+
+  it('cuts a long sentence around the answer even when the page writes it another way', () => {
+    const filler = 'The record lists many unrelated events of the decade in the order they were reported by the press at the time, one after another, ';
+    const long = record({ source: 'evidence', kind: 'static', method: 'page', args: ['Events'] }, page('Events', `${filler.repeat(3)}and on 14 May 1952 the founder was born, the note says.`));
+    const c = attribute([{ source: 'wikipedia', answer: '1952-05-14', keys: [long.key] }], evidenceBook([long])).citations[0];
+    expect(c.verified).toBe(true);
+    expect(c.quote).toContain('14 May 1952');
+    expect(c.quote!.length).toBeLessThanOrEqual(282);
+  });
+
   it('judges the answer the run gives: one no verified source backs is none, however well the sources agree', () => {
     const both = [
       { source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] },

@@ -1,6 +1,7 @@
 /// <reference types="node" />
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +14,7 @@ import { LABELS_FILE, readLabelTable } from '../../src/eval/node/wikidata-labels
 import { seededSample } from '../../src/eval/sample';
 import { indexPredictions, scoreBenchmark } from '../../src/eval/score';
 import type { Benchmark, EvalItem, Prediction } from '../../src/eval/types';
-import { startDev, type DevServer } from '../support/dev-server.mjs';
+import { freePort, startDev, type DevServer } from '../support/dev-server.mjs';
 import { startStub } from '../support/openai-stub.mjs';
 import { startWikidataApi } from '../support/wikidata-api-stub.mjs';
 import { dataPath, needsData } from '../support/benchmark-data';
@@ -148,21 +149,26 @@ describe.skipIf(!existsSync(DATA))(needsData('rehearsal: gold answers through th
 });
 
 describe.skipIf(!existsSync(DATA))(needsData('npm run eval -- --rehearse'), () => {
-  it('starts its own service and stub, prints the main metric and names the quirk of each item below 100', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'rehearsal-cli-'));
-    try {
-      const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((ok) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'cli/eval.ts', '--rehearse', '--benchmark', 'crag', '--data', join(DATA, 'crag/sample5.jsonl.gz'), '--out', out], {
-          cwd: ROOT,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let o = '';
-        let e = '';
-        child.stdout.on('data', (d) => (o += d));
-        child.stderr.on('data', (d) => (e += d));
-        child.on('close', (c) => ok({ code: c, stdout: o, stderr: e }));
+  const evalCli = (...args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((ok) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'cli/eval.ts', '--benchmark', 'crag', '--data', join(DATA, 'crag/sample5.jsonl.gz'), ...args], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
+      let o = '';
+      let e = '';
+      child.stdout.on('data', (d) => (o += d));
+      child.stderr.on('data', (d) => (e += d));
+      child.on('close', (c) => ok({ code: c, stdout: o, stderr: e }));
+    });
+
+  it('starts its own service and stub on the --port given, prints the main metric and names the quirk of each item below 100', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'rehearsal-cli-'));
+    const port = await freePort();
+    try {
+      const { code, stdout, stderr } = await evalCli('--rehearse', '--port', String(port), '--out', out);
       expect(code, stderr).toBe(0);
+      expect(stderr).toContain(`serving at http://127.0.0.1:${port}\n`);
       const summary = JSON.parse(stdout.trim().split('\n').at(-1)!);
       expect(summary).toMatchObject({ rehearsal: true, benchmark: 'crag', mode: 'rag', n: 5, errors: 0, unexplained: 0 });
       expect(summary.main.score).toBe(100 - 20 * summary.explained);
@@ -172,4 +178,20 @@ describe.skipIf(!existsSync(DATA))(needsData('npm run eval -- --rehearse'), () =
       rmSync(out, { recursive: true, force: true });
     }
   }, 150_000);
+
+  it('refuses a --port that is taken, not a port, or given without --rehearse, before starting anything', async () => {
+    const taken = createServer();
+    const port = await freePort();
+    await new Promise<void>((ok) => taken.listen(port, '127.0.0.1', () => ok()));
+    try {
+      const busy = await evalCli('--rehearse', '--port', String(port));
+      expect(busy.code).not.toBe(0);
+      expect(busy.stderr).toContain(`--port ${port} is in use`);
+      expect(busy.stderr).not.toContain('starting npm run dev');
+    } finally {
+      taken.close();
+    }
+    expect((await evalCli('--rehearse', '--port', 'eighty')).stderr).toContain('--port must be a port number (1–65535), got eighty');
+    expect((await evalCli('--port', '9999')).stderr).toContain('--port is the port of the server --rehearse starts');
+  }, 60_000);
 });

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDev, type DevServer } from '../support/dev-server.mjs';
@@ -19,7 +21,7 @@ interface Span {
   status?: { code: number };
 }
 
-const received: Array<{ headers: Record<string, unknown>; spans: Span[] }> = [];
+const received: Array<{ headers: Record<string, unknown>; spans: Span[]; resources: Array<{ attributes: Span['attributes'] }> }> = [];
 let receiver: Server;
 let stub: Stub;
 let dev: DevServer;
@@ -43,7 +45,7 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const spans = body.resourceSpans.flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans));
-      if (req.url === '/v1/traces') received.push({ headers: req.headers, spans });
+      if (req.url === '/v1/traces') received.push({ headers: req.headers, spans, resources: body.resourceSpans.map((r: any) => r.resource) });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -84,6 +86,14 @@ describe('OpenTelemetry export of runs', () => {
     const spans = spansOf(run.traceId);
     expect(new Set(received.flatMap((r) => r.spans).filter((s) => s.traceId === run.traceId).map((s) => s.traceId)).size).toBe(1);
     expect(received[0]!.headers['x-collector-key']).toBe('k=1');
+    // The resource names the service, its release and the deployment's variant (DEFAULT_VARIANT, here the default).
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
+    const resource = Object.fromEntries(received[0]!.resources[0]!.attributes.map((a) => [a.key, a.value.stringValue]));
+    expect(resource).toEqual({ 'service.name': 'humaniq-answers', 'service.version': version, 'humaniq.deployment.variant': 'mintaka' });
+    // /healthz says tracing is on, without naming the collector.
+    const health = (await (await fetch(`${dev.url}/healthz`)).json()) as { tracing: unknown };
+    expect(health.tracing).toEqual({ on: true });
+    expect(JSON.stringify(health)).not.toContain('127.0.0.1');
 
     const runSpans = spans.filter(isRun);
     const steps = spans.filter((s) => s.name.startsWith('step '));

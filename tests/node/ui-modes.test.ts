@@ -170,11 +170,11 @@ describe.skipIf(!hasChromium)('web UI: variants, modes and their evidence, in Ch
       const title = await page.textContent(`#cards > li[data-kind="observation"]:has(h3:text-is("Observation from ${tool}")) summary`);
       expect(title, tool).toContain(`${step.ms} ms`);
     }
-    // Rag mode calls no agent tool; the usage line counts its pipeline steps instead of saying "0 tool calls".
+    // Rag mode calls no agent tool; the usage line counts its pipeline stages instead of saying "0 tool calls".
     expect(run.usage.toolCalls).toBe(0);
     const actions = run.steps.filter((s) => s.type === 'action').length;
     const usage = await page.textContent('#run-usage');
-    expect(usage).toContain(`, ${actions} pipeline steps, `);
+    expect(usage).toContain(`, ${actions} pipeline stages, `);
     expect(usage).not.toContain('tool calls');
 
     // The runs page names each run's variant.
@@ -195,6 +195,32 @@ describe.skipIf(!hasChromium)('web UI: variants, modes and their evidence, in Ch
     expect(await page.isVisible('#answer-panel')).toBe(false);
     expect(await page.isVisible('#trace')).toBe(false);
     expect(await page.textContent('#run-status')).toBe('Run not found.');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('at 390 px each source keeps its sentence readable: several words a line, the label above or beside it', async () => {
+    const sentence = 'The Danube flows through ten countries, more than any other river in the world.';
+    stub.setScript({ agent: [`Thought: I know this.\nFinal Answer: ${sentence}`], parametric: [sentence], final: [sentence] });
+    const { page, problems } = await openPage('/', { width: 390, height: 844 });
+    await page.fill('#question', 'Which river flows through the most countries?');
+    await page.selectOption('#mode', 'agent');
+    await page.click('#ask-button');
+    await page.waitForSelector('.answer .per-source dd', { timeout: 60_000 });
+    await page.screenshot({ path: join(process.env.UI_SHOTS_DIR ?? tmpdir(), 'ui-per-source-390.png'), fullPage: true });
+    // Lines a person reads: the distinct tops of the text's boxes in each answer cell.
+    const cells = await page.$$eval('.per-source dd', (dds) =>
+      dds.map((dd) => {
+        const range = document.createRange();
+        range.selectNodeContents(dd);
+        const tops = new Set([...range.getClientRects()].map((r: any) => Math.round(r.top)));
+        return { text: dd.textContent as string, lines: tops.size };
+      }),
+    );
+    const long = cells.filter((c) => c.text === sentence);
+    expect(long.length).toBeGreaterThan(0);
+    for (const c of long) expect(c.lines, JSON.stringify(cells)).toBeLessThanOrEqual(Math.ceil(sentence.split(' ').length / 3));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -80,6 +80,8 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.waitForSelector('#cards > li[data-kind="answer"]');
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'Finished.');
     expect(await cardKinds(page)).toEqual(['thought', 'action', 'observation', 'thought', 'action', 'observation', 'answer']);
+    // The trace counts its cards as entries; "step" is kept for what the progress line and forks count.
+    expect(await page.textContent('#trace-count')).toBe('(7 entries)');
     expect(await page.textContent('#cards > li[data-kind="observation"] summary')).toMatch(/\d+ ms/);
     // Model text is shown as text: the markup appears literally and never runs.
     expect(await page.textContent('.answer-text')).toBe('<img src=x onerror="window.pwned=1">Paris');

@@ -43,7 +43,10 @@ describe('without API_KEYS (local development)', () => {
   it('the API is open and /healthz says so', async () => {
     const call = deployedStyle({});
     expect((await call('/v1/models')).status).toBe(200);
-    expect((await (await call('/healthz')).json<any>()).auth).toMatch(/^open/);
+    const health = await (await call('/healthz')).json<any>();
+    expect(health.auth).toMatch(/^open/);
+    // No OTEL_EXPORTER_OTLP_ENDPOINT: /healthz says runs are not traced.
+    expect(health.tracing).toEqual({ on: false });
   });
 });
 

@@ -37,6 +37,17 @@ describe('/mcp with the official MCP client', () => {
     expect(tools.find((t) => t.name === 'answer')!.inputSchema).toMatchObject({ type: 'object', properties: { question: { type: 'string' } }, required: ['question'] });
     // Self-contained schemas: a client cannot resolve references into our OpenAPI components.
     expect(JSON.stringify(tools)).not.toContain('$ref');
+    // Written for the schema a client fills in, not for the agent's `Action Input:` text: every field is described,
+    // and the description names the fields, without the text protocol's "Input:", "#" or "|" conventions.
+    for (const t of tools.filter((x) => x.name !== 'answer')) {
+      const properties = Object.entries((t.inputSchema.properties ?? {}) as Record<string, { description?: string }>);
+      expect(properties.length, t.name).toBeGreaterThan(0);
+      for (const [field, schema] of properties) {
+        expect(schema.description, `${t.name}.${field}`).toBeTruthy();
+        expect(t.description, t.name).toContain(`\`${field}\``);
+      }
+      expect(t.description, t.name).not.toMatch(/Input:|#|separated by|"\|"/);
+    }
     await client.close();
   });
 

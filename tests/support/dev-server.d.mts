@@ -2,6 +2,12 @@ export declare const freePort: () => Promise<number>;
 export interface DevServer {
   url: string;
   port: number;
+  /** cli/dev.mjs's process id (it leads the process group that stop() ends). */
+  pid: number;
+  /** The server's `--persist-to` folder. */
+  stateFolder: string;
+  /** Whether cli/dev.mjs has exited. */
+  exited(): boolean;
   startupMs: number;
   /** Everything the dev server printed so far. */
   log(): string;
@@ -13,4 +19,5 @@ export declare const startDev: (options?: {
   args?: string[];
   stateDir?: string;
   timeoutMs?: number;
+  ports?: [number, number];
 }) => Promise<DevServer>;

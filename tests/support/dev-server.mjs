@@ -1,7 +1,7 @@
 // Starts `npm run dev` (cli/dev.mjs → wrangler dev --local) on free ports with its own state folder, for the Node
-// tests and the benches, and stops the whole process group afterwards.
+// tests and the benches, and stops it with everything it started afterwards.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -60,15 +60,31 @@ export const startDev = async ({ vars = {}, args = [], stateDir = tmpdir(), time
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
 
+  // cli/dev.mjs ends wrangler's own process group on SIGTERM (SIGKILL after 4 s); only if it has not ended by then
+  // are both groups killed here (wrangler's group id is in the state folder's dev-server.json).
   const stop = async () => {
-    if (child.exitCode === null) {
-      for (const signal of ['SIGTERM', 'SIGKILL']) {
-        try {
-          process.kill(-child.pid, signal);
-        } catch {
-          break; // already gone
+    if (child.exitCode === null && child.signalCode === null) {
+      let group;
+      try {
+        group = JSON.parse(readFileSync(join(persist, 'dev-server.json'), 'utf8')).group;
+      } catch {
+        // not written yet, or already removed
+      }
+      const ended = new Promise((r) => child.once('exit', r));
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      const timedOut = await Promise.race([ended.then(() => false), new Promise((r) => setTimeout(() => r(true), 8_000))]);
+      if (timedOut) {
+        for (const pgid of [child.pid, group].filter(Boolean)) {
+          try {
+            process.kill(-pgid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
         }
-        await new Promise((r) => setTimeout(r, 500));
       }
     }
     rmSync(persist, { recursive: true, force: true });
@@ -88,5 +104,5 @@ export const startDev = async ({ vars = {}, args = [], stateDir = tmpdir(), time
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { url, port, startupMs: Date.now() - started, log: () => log, stop };
+  return { url, port, pid: child.pid, stateFolder: persist, exited: () => child.exitCode !== null || child.signalCode !== null, startupMs: Date.now() - started, log: () => log, stop };
 };

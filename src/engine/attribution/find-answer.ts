@@ -73,31 +73,65 @@ const holds = (p: Prepared, item: Sought): boolean => {
 
 const truthOf = (normalised: string): 'yes' | 'no' | undefined => (/^(yes|true)$/.test(normalised) ? 'yes' : /^(no|false)$/.test(normalised) ? 'no' : undefined);
 
-/** The segment an item occurs in. */
+/** Two neighbouring segments as one quote; a line without closing punctuation (a page's title, a heading) leads. */
+const joined = (a: Segment, b: Segment): Segment => ({
+  text: `${a.text}${/[.!?:;]$/.test(a.text.trim()) ? ' ' : ' — '}${b.text}`,
+  url: a.url ?? b.url,
+});
+
+/**
+ * The segment an item occurs in. A segment that is nothing but the answer (a page's title, a heading) shows nowhere
+ * what the page says of it: another segment that holds the answer is quoted instead, or else the bare one with the
+ * segment after it (the title with the page's opening sentence).
+ */
 const segmentWith = (doc: EvidenceDocument, raw: string): Segment | undefined => {
   const item = sought(raw);
   if (!item.words) return undefined;
   const truth = truthOf(item.words);
   if (truth) return doc.segments.find((s) => s.truth === truth);
   const all = prepare(doc);
-  const one = all.find((p) => !p.segment.truth && holds(p, item))?.segment;
-  if (one || !item.named.length) return one;
+  const at = all.findIndex((p) => !p.segment.truth && holds(p, item));
+  if (at >= 0) {
+    // A table cell quotes its row, which says something; a line that is only the answer does not.
+    const bare = (p: Prepared) => !p.segment.quote && p.words.trim() === item.words;
+    if (!bare(all[at])) return all[at].segment;
+    const telling = all.find((p, i) => i > at && !p.segment.truth && !bare(p) && holds(p, item));
+    if (telling) return telling.segment;
+    return all[at + 1] && !all[at].segment.quote ? joined(all[at].segment, all[at + 1].segment) : all[at].segment;
+  }
+  if (!item.named.length) return undefined;
   // A sentence may name what the page says over two sentences ("X (born …) is … . He was born in Chicago.").
   for (let i = 0; i + 1 < all.length; i++) {
     const [a, b] = [all[i], all[i + 1]];
-    if (item.named.every((n) => a.words.includes(` ${n} `) || b.words.includes(` ${n} `))) {
-      return { text: `${a.segment.text} ${b.segment.text}`, url: a.segment.url ?? b.segment.url };
-    }
+    if (item.named.every((n) => a.words.includes(` ${n} `) || b.words.includes(` ${n} `))) return joined(a.segment, b.segment);
   }
   return undefined;
 };
 
-/** A quote no longer than a few lines: a long segment is cut to a window around where the answer stands. */
-const clip = (text: string, answer: string) => {
+/** Where in `text` the item is seen first: the answer as written, else its first name, number or word found. */
+const anchorOf = (text: string, raw: string, item: Sought): number => {
+  const lower = text.toLowerCase();
+  const whole = lower.indexOf(raw.trim().toLowerCase().slice(0, 40));
+  if (whole >= 0) return whole;
+  const tokens = [...item.named, ...(raw.match(/\d+/g) ?? []), ...item.words.split(' ').filter((w) => w.length > 2 && !FILLER.has(w))];
+  const found = tokens.map((t) => lower.indexOf(t.toLowerCase())).filter((i) => i >= 0);
+  return found.length ? Math.min(...found) : 0;
+};
+
+/**
+ * A quote no longer than a few lines: a long segment is cut to a window around where the answer stands. The window
+ * must still hold the answer by the test that verified it (a date written another way, a sentence's names spread
+ * over the segment); when it does not, the whole segment is quoted (segments are at most a paragraph).
+ */
+const clip = (text: string, raw: string) => {
   if (text.length <= MAX_QUOTE_CHARS) return text;
-  const at = Math.max(0, text.toLowerCase().indexOf(answer.trim().toLowerCase().slice(0, 40)));
+  const item = sought(raw);
+  const at = anchorOf(text, raw, item);
   const start = Math.max(0, Math.min(at - MAX_QUOTE_CHARS / 3, text.length - MAX_QUOTE_CHARS));
-  return `${start > 0 ? '…' : ''}${text.slice(start, start + MAX_QUOTE_CHARS)}${start + MAX_QUOTE_CHARS < text.length ? '…' : ''}`;
+  const window = text.slice(start, start + MAX_QUOTE_CHARS);
+  const inside: Prepared = { segment: { text: window }, words: ` ${normaliseText(window)} `, numbers: numbersIn(window) };
+  if (item.words && !truthOf(item.words) && !holds(inside, item)) return text;
+  return `${start > 0 ? '…' : ''}${window}${start + MAX_QUOTE_CHARS < text.length ? '…' : ''}`;
 };
 
 export interface Found {
