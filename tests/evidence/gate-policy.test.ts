@@ -7,7 +7,7 @@ const t0 = 1_000_000;
 
 describe('the politeness policy', () => {
   it("holds requests once the minute's query time is spent, until enough of it has slid out of the window", () => {
-    const wdqs: GatePolicy = { concurrency: 5, queryMsPerMinute: 1_000, leaseMs: 60_000, enforce: true };
+    const wdqs: GatePolicy = { concurrency: 5, queryMsPerMinute: 1_000, leaseMs: 60_000, maxBackoffMs: 120_000, enforce: true };
     const s = fresh();
     record(s, { ms: 600, status: 200 }, t0, wdqs);
     expect(admit(s, wdqs, t0)).toEqual({ ok: true });
@@ -19,7 +19,7 @@ describe('the politeness policy', () => {
   });
 
   it("holds requests once the minute's error budget is spent", () => {
-    const wdqs: GatePolicy = { concurrency: 5, errorsPerMinute: 2, leaseMs: 60_000, enforce: true };
+    const wdqs: GatePolicy = { concurrency: 5, errorsPerMinute: 2, leaseMs: 60_000, maxBackoffMs: 120_000, enforce: true };
     const s = fresh();
     record(s, { ms: 10, status: 500 }, t0, wdqs);
     record(s, { ms: 10, status: 0 }, t0 + 10, wdqs);
@@ -27,7 +27,7 @@ describe('the politeness policy', () => {
   });
 
   it('a gate without budgets (a model server) keeps no per-request history, however many requests pass', () => {
-    const model: GatePolicy = { concurrency: 8, leaseMs: 60_000, enforce: true };
+    const model: GatePolicy = { concurrency: 8, leaseMs: 60_000, maxBackoffMs: 120_000, enforce: true };
     const s = fresh();
     for (let i = 0; i < 5_000; i++) record(s, { ms: 300, status: i % 10 === 0 ? 500 : 200 }, t0 + i, model);
     expect(s.spent).toHaveLength(0);

@@ -24,6 +24,8 @@ export declare const createWdqsStandIn: (options?: {
 export interface MediaWikiStats {
   requests: number;
   maxlagAnswers: number;
+  /** Requests answered 429 by the per-minute limit. */
+  tooMany: number;
   insideRetryAfter: number;
   withoutMaxlag: number;
   withoutUserAgent: number;
@@ -33,11 +35,23 @@ export interface MediaWikiStats {
   distinct: number;
 }
 
+export interface PerMinuteLimit {
+  /** Counts one request at `t`: undefined within the limit, else the Retry-After in seconds. */
+  take(t?: number): number | undefined;
+  stats(): { admitted: number; overBudget: number; insideRetryAfter: number; peakPerMinute: number; limit: number };
+}
+
+export declare const createPerMinuteLimit: (limit: number, options?: { now?: () => number }) => PerMinuteLimit;
+
 export declare const createMediaWikiStandIn: (options?: {
   lagSeconds?: (now: number) => number;
   retryAfterSeconds?: number;
   latencyMs?: number;
   now?: () => number;
+  /** Wikimedia's per-minute request limit, shared with the other stand-ins given the same one. */
+  perMinute?: PerMinuteLimit;
+  /** Answers a request itself (a broken mirror): a Response, or undefined for the usual answer. */
+  answer?: (params: URLSearchParams) => Response | undefined | Promise<Response | undefined>;
 }) => {
   handle: Handle;
   retryUntil(): number;
