@@ -37,6 +37,7 @@ const GROUPS = {
   origins: originsGroup,
   deadline: deadlineGroup,
   model: modelGroup,
+  gates: (await import('./gates.mjs')).gatesGroup,
 };
 const wanted = process.argv.slice(2).filter((a) => GROUPS[a]);
 const key = { value: `bench-${crypto.randomUUID()}`, limit: 120 };
