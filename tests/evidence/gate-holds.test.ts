@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { PolitenessGate } from '../../durable-objects/politeness-gate';
 import type { GatePolicy } from '../../src/net/politeness/policy';
+import { deployedStyle } from '../public/helpers';
 
 /**
  * A host that says "wait" for ever (the real PolitenessGate object of the test Worker): its hold ends after
@@ -44,5 +45,25 @@ describe('a politeness gate told to wait 999999 s', () => {
     expect((waited.admission as { ms: number }).ms).toBeLessThanOrEqual(3_000);
     // Written back cut, so the next restart does not find eleven days either.
     expect(waited.kept).toBeLessThanOrEqual(3_000);
+  });
+
+  it('/healthz lists a live host its gate holds back, and stops once the hold has passed', async () => {
+    const host = `wdqs-${crypto.randomUUID().slice(0, 8)}.mirror.test`;
+    const vars = { EVIDENCE: 'live', WIKIDATA_SPARQL_URL: `http://${host}/sparql`, POLITENESS_MAX_BACKOFF_MS: '9000' };
+    const health = async () => (await (await deployedStyle(vars)('/healthz')).json()) as { ok: boolean; warnings?: string[] };
+    expect((await health()).warnings).toBeUndefined();
+    // What the live client reports after the query service answered 429 Retry-After: 999999 (src/evidence/live/http.ts);
+    // 9 s leaves room above the 5 s a hold must last to be reported, however slow the machine.
+    const g = env.POLITENESS_GATE.get(env.POLITENESS_GATE.idFromName(`host:${host}`));
+    const wdqs: GatePolicy = { concurrency: 5, leaseMs: 20_000, maxBackoffMs: 9_000, enforce: true };
+    const pass = await g.enter(wdqs);
+    await g.leave((pass as { lease: string }).lease, { ms: 5, status: 429, backoffMs: ELEVEN_DAYS_MS, backoffReason: 'HTTP 429 with Retry-After 999999 s' });
+    const held = await health();
+    expect(held.ok).toBe(true);
+    expect(held.warnings).toEqual([
+      expect.stringMatching(new RegExp(`^${host.replace(/\./g, '\\.')} is held back for another \\d\\.\\d s: the host asked every client to wait \\(HTTP 429 with Retry-After 999999 s; held for at most 9\\.0 s \\(POLITENESS_MAX_BACKOFF_MS\\)\\)`)),
+    ]);
+    await new Promise((r) => setTimeout(r, 9_100));
+    expect((await health()).warnings).toBeUndefined();
   });
 });

@@ -5,11 +5,11 @@ import { createMediaWikiStandIn, createWdqsStandIn, serveStandIn } from '../supp
 
 /**
  * Upstreams that misbehave, against a real `npm run dev` with two API keys: a model front that answers one call
- * `429 Retry-After: 999999` holds the model back for POLITENESS_MAX_BACKOFF_MS (8 s here), not 11 days, and /healthz
+ * `429 Retry-After: 999999` holds the model back for POLITENESS_MAX_BACKOFF_MS (10 s here), not 11 days, and /healthz
  * says so meanwhile; a mirror serving one request at a time takes key B's search right after the one in flight,
  * however many key A queued first.
  */
-const MAX_BACKOFF_MS = 8_000;
+const MAX_BACKOFF_MS = 10_000;
 let stub: Stub;
 let dev: DevServer;
 const searched: string[] = [];
@@ -66,7 +66,7 @@ describe('a model front that says Retry-After: 999999', () => {
       during = await health();
     }
     expect(during.llm.ready).toBe(false);
-    expect(during.llm.message).toMatch(/^127\.0\.0\.1:\d+ \(model stub\) is held back for another \d+\.\d s: the host asked every client to wait \(HTTP 429 with Retry-After 999999 s; held for at most 8\.0 s \(POLITENESS_MAX_BACKOFF_MS\)\)/);
+    expect(during.llm.message).toMatch(/^127\.0\.0\.1:\d+ \(model stub\) is held back for another \d+\.\d s: the host asked every client to wait \(HTTP 429 with Retry-After 999999 s; held for at most 10 s \(POLITENESS_MAX_BACKOFF_MS\)\)/);
     expect(during.warnings).toEqual([during.llm.message]);
 
     const run = await running;
