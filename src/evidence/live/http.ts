@@ -48,6 +48,42 @@ export interface LiveHttp {
   postFormJson(url: URL, form: Record<string, string>, accept?: string, expect?: Expect): Promise<unknown>;
 }
 
+interface ReadLimits {
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+const fetchOnce = async (url: URL, init: RequestInit, { timeoutMs }: ReadLimits): Promise<Response> => {
+  try {
+    return await fetch(url.toString(), { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    throw sendFailure(err, url, timeoutMs);
+  }
+};
+
+// The per-attempt timeout signal also covers the body: an endpoint that sends headers and then trickles stays bounded.
+// The byte cap bounds one that streams without end, or a query whose result is larger than any answer needs.
+const readText = async (res: Response, url: URL, { timeoutMs, maxBytes }: ReadLimits): Promise<string> => {
+  try {
+    return new TextDecoder().decode(await readCapped(res.body, maxBytes));
+  } catch (err) {
+    throw readFailure(err, url, maxBytes, timeoutMs);
+  }
+};
+
+/** Reads one answer: a 2xx whole and judged, an error page only in part, a redirect not at all. */
+const readExchange = async (res: Response, url: URL, expect: Expect | undefined, limits: ReadLimits): Promise<Exchange> => {
+  if (res.status >= 300 && res.status < 400) {
+    await res.body?.cancel();
+    return { status: res.status, text: '' };
+  }
+  const text = res.ok ? await readText(res, url, limits) : new TextDecoder().decode(await readHead(res.body, 1_200).catch(() => new Uint8Array(0)));
+  const wait = askedWait(res, text, parseRetryAfter(res.headers.get('retry-after')));
+  const exchange: Exchange = { status: res.status, text, maxlag: wait.maxlag, backoffMs: wait.backoffMs, backoffReason: wait.reason };
+  if (res.ok && !wait.maxlag) Object.assign(exchange, judgeBody(text, expect));
+  return exchange;
+};
+
 /**
  * The only HTTP client of the live adapters: fixed endpoints, a descriptive User-Agent (Wikimedia's policy asks
  * for one), a timeout per attempt, retries with capped exponential backoff on 429/5xx honouring Retry-After
@@ -63,40 +99,9 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
   const maxWaitMs = options.maxRetryWaitMs ?? 5_000;
   const ttl = options.cacheTtlSeconds ?? 86_400;
   const cache = answerCache(options.cache === undefined ? defaultCache() : options.cache, ttl);
-  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const limits: ReadLimits = { timeoutMs, maxBytes: options.maxResponseBytes ?? MAX_RESPONSE_BYTES };
 
   const allowed = (url: URL) => endpoints.some((e) => e.origin === url.origin && e.pathname === url.pathname);
-
-  const fetchOnce = async (url: URL, init: RequestInit): Promise<Response> => {
-    try {
-      return await fetch(url.toString(), { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    } catch (err) {
-      throw sendFailure(err, url, timeoutMs);
-    }
-  };
-
-  // The per-attempt timeout signal also covers the body: an endpoint that sends headers and then trickles stays bounded.
-  // The byte cap bounds one that streams without end, or a query whose result is larger than any answer needs.
-  const readText = async (res: Response, url: URL): Promise<string> => {
-    try {
-      return new TextDecoder().decode(await readCapped(res.body, maxBytes));
-    } catch (err) {
-      throw readFailure(err, url, maxBytes, timeoutMs);
-    }
-  };
-
-  /** Reads one answer: a 2xx whole and judged, an error page only in part, a redirect not at all. */
-  const readExchange = async (res: Response, url: URL, expect: Expect | undefined): Promise<Exchange> => {
-    if (res.status >= 300 && res.status < 400) {
-      await res.body?.cancel();
-      return { status: res.status, text: '' };
-    }
-    const text = res.ok ? await readText(res, url) : new TextDecoder().decode(await readHead(res.body, 1_200).catch(() => new Uint8Array(0)));
-    const wait = askedWait(res, text, parseRetryAfter(res.headers.get('retry-after')));
-    const exchange: Exchange = { status: res.status, text, maxlag: wait.maxlag, backoffMs: wait.backoffMs, backoffReason: wait.reason };
-    if (res.ok && !wait.maxlag) Object.assign(exchange, judgeBody(text, expect));
-    return exchange;
-  };
 
   /**
    * One attempt: through the host's gate when it has one, then the request, its answer read, judged and reported.
@@ -123,9 +128,9 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
     const started = Date.now();
     const report: GateReport = { ms: 0, status: 0 };
     try {
-      const res = await fetchOnce(url, init);
+      const res = await fetchOnce(url, init, limits);
       report.status = res.status;
-      const ex = await readExchange(res, url, expect);
+      const ex = await readExchange(res, url, expect, limits);
       [report.backoffMs, report.backoffReason] = [ex.backoffMs, ex.backoffReason];
       if (ex.problem !== undefined) report.failed = true;
       else if (ex.data !== undefined && cacheKey && ttl > 0) [report.body, report.ttlSeconds, report.cacheKey] = [ex.text, ttl, cacheKey];
@@ -159,7 +164,7 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
     const hit = await cache.lookup(key);
     if (key) options.onCache?.(!!hit);
     if (hit) {
-      const judged = judgeBody(await readText(hit, url), expect);
+      const judged = judgeBody(await readText(hit, url, limits), expect);
       if ('data' in judged) return judged.data;
     }
     const ex = await send(url, init, expect);
