@@ -6,6 +6,7 @@
 //   - the mirror takes 3 s per answer, key A queues 12 searches, then key B one (the issue's case): B's time;
 //   - the mirror answers 200 with a MediaWiki error body until it is fixed: the error is not kept, the fixed mirror
 //     answers the same search.
+// BENCH_PORTS' fourth and fifth ports, when given, are the mirror's (Wikipedia's API; the query service and Wikidata's API).
 import { createServer } from 'node:http';
 import { measureCase } from './measure.mjs';
 
@@ -17,7 +18,7 @@ const wait = (ms) => new Promise((r) => setTimeout(r, ms));
 const startMirror = async () => {
   const mode = { slowMs: 0, holdOnce: false, broken: false };
   const seen = [];
-  const server = createServer((req, res) => {
+  const handler = (req, res) => {
     const url = new URL(req.url, 'http://mirror');
     const send = (status, body, headers = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -38,27 +39,34 @@ const startMirror = async () => {
     }
     if (mode.broken) return send(200, { error: { code: 'internal_api_error_DBQueryError', info: 'A database query error has occurred.' } });
     setTimeout(() => send(200, { query: { search: [{ title: `${q} (topic)`, snippet: 'found' }] } }), mode.slowMs);
-  });
+  };
+  const server = createServer(handler);
+  // The query service and Wikidata's API on a port of their own, as on their own hosts at Wikimedia: their own gates.
+  const other = createServer(handler);
   const port = Number(process.env.BENCH_PORTS?.split(',')[3] ?? 0);
   await new Promise((r) => server.listen(port, '127.0.0.1', r));
+  await new Promise((r) => other.listen(Number(process.env.BENCH_PORTS?.split(',')[4] ?? 0), '127.0.0.1', r));
   const base = `http://127.0.0.1:${server.address().port}`;
+  const otherBase = `http://127.0.0.1:${other.address().port}`;
   const set = (m) => fetch(`${base}/__mode`, { method: 'POST', body: JSON.stringify(m) });
   return {
     vars: {
       EVIDENCE: 'live',
       WIKIPEDIA_API_URL: `${base}/w/api.php`,
-      WIKIDATA_SPARQL_URL: `${base}/sparql`,
-      WIKIDATA_API_URL: `${base}/wikidata/w/api.php`,
+      WIKIDATA_SPARQL_URL: `${otherBase}/sparql`,
+      WIKIDATA_API_URL: `${otherBase}/wikidata/w/api.php`,
       API_KEYS: `${KEY_A},${KEY_B}`,
       POLITENESS_MAX_BACKOFF_MS: '8000',
     },
     set,
     seen,
-    close: () => new Promise((r) => (server.closeAllConnections?.(), server.close(r))),
+    close: () => Promise.all([server, other].map((s) => new Promise((r) => (s.closeAllConnections?.(), s.close(r))))),
   };
 };
 
 let mirror;
+/** Key A's searches still waiting when B's case has its figure. */
+let bursting;
 
 const call = async (url, key, path, body) => {
   const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
@@ -118,10 +126,14 @@ const cases = (url, stub) => [
       const t = performance.now();
       const b = await search(url, KEY_B, 'single b');
       const bMs = performance.now() - t;
-      // The burst is not part of B's figure, but the next case needs the mirror to itself.
-      const done = await Promise.all(burst);
+      // The case's time is B's (and A's first answer, which B asks behind); A's burst ends after it (`after`).
+      bursting = Promise.all(burst);
+      return `B answered in ${(bMs / 1000).toFixed(1)} s after asking (${show(b)})`;
+    },
+    after: async () => {
+      const done = await bursting;
       await mirror.set({ slowMs: 0 });
-      return `B answered in ${(bMs / 1000).toFixed(1)} s (${show(b)}); A's 12: ${done.filter((r) => !r.error).length} answered`;
+      return `A's 12 searches: ${done.filter((r) => !r.error).length} answered`;
     },
   },
   {
@@ -132,7 +144,8 @@ const cases = (url, stub) => [
       await mirror.set({ broken: false });
       const asked = mirror.seen.filter((q) => q === 'poisoned search').length;
       const second = await search(url, KEY_B, 'poisoned search');
-      return `first: ${show(first)}; fixed: ${show(second)} (mirror asked ${mirror.seen.filter((q) => q === 'poisoned search').length - asked} more time)`;
+      const again = mirror.seen.filter((q) => q === 'poisoned search').length - asked;
+      return `asked again after the fix: ${again}×, answered ${show(second)}; before: ${show(first).replace(/^error: Error: /, '')}`;
     },
   },
 ];
@@ -157,7 +170,8 @@ export const gatesGroup = {
         return /Berlin/.test(await reference());
       };
       const m = await measureCase({ url, pid, reference, work: c.work, next });
-      rows.push({ name: c.name, ...m, output: m.result });
+      const after = c.after ? `; ${await c.after()}` : '';
+      rows.push({ name: c.name, ...m, output: `${m.result}${after}` });
     }
     return rows;
   },

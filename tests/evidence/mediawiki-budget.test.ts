@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { createEvidence } from '../../src/evidence';
+import { liveGates } from '../../src/evidence/live/politeness';
 import { mediawikiBudget } from '../../src/evidence/live/wikimedia';
 import { createMediaWikiStandIn, createPerMinuteLimit, createWdqsStandIn } from '../support/wikimedia-standins.mjs';
 
@@ -93,5 +94,15 @@ describe("Wikimedia's per-minute request budget", () => {
     await live({ ...mirrored, WIKIMEDIA_ACCESS_TOKEN: token }).search('mirror');
     expect(atMirror.map((s) => s.authorization)).toEqual([null]);
     expect(loadConfig({ WIKIMEDIA_ACCESS_TOKEN: token }).secrets).toContain(token);
+  });
+
+  it('a mirror serving every API on one host gets a gate per API there, each with its own policy', () => {
+    const one = 'http://127.0.0.1:9101';
+    const gates = liveGates(loadConfig({ WIKIPEDIA_API_URL: `${one}/w/api.php`, WIKIDATA_API_URL: `${one}/wikidata/w/api.php`, WIKIDATA_SPARQL_URL: `${one}/sparql` }), 15_000);
+    const of = (path: string) => gates.get(`127.0.0.1:9101${path}`)!;
+    expect(new Set([...gates.values()].map((g) => g.name)).size).toBe(3);
+    expect(of('/w/api.php').policy).toMatchObject({ concurrency: 1 });
+    expect(of('/w/api.php').policy.requestsPerMinute).toBeUndefined();
+    expect(of('/sparql').policy).toMatchObject({ concurrency: 5, queryMsPerMinute: 50_000 });
   });
 });

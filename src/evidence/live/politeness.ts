@@ -28,39 +28,46 @@ export interface LiveGate {
 }
 
 /**
- * The gate of each live host: the query service gets WDQS's budgets of query time and errors per minute and its
- * concurrency; the MediaWiki Action APIs (Wikipedia, Wikidata's api.php) serial requests and, when they share
- * Wikimedia's per-minute request budget, one gate for both, since Wikimedia counts a client across its projects. A
- * pass lives a little longer than one request may take, so a run that dies mid-request frees its slot soon after.
+ * The gate of each live endpoint, by host and path: the query service gets WDQS's budgets of query time and errors
+ * per minute and its concurrency; the MediaWiki Action APIs (Wikipedia, Wikidata's api.php) serial requests and, when
+ * they share Wikimedia's per-minute request budget, one gate for both, since Wikimedia counts a client across its
+ * projects. A gate is one per host; a mirror that serves two of the APIs on one host gets one per API there, so each
+ * keeps its own policy. A pass lives a little longer than one request may take, so a run that dies mid-request frees
+ * its slot soon after.
  */
 export const liveGates = (config: PolicyConfig, requestTimeoutMs: number): Map<string, LiveGate> => {
   const base = { enforce: config.POLITENESS !== 'off', leaseMs: requestTimeoutMs + 5_000, maxBackoffMs: config.POLITENESS_MAX_BACKOFF_MS };
   const budget = mediawikiBudget(config);
+  const urls = [config.WIKIPEDIA_API_URL, config.WIKIDATA_API_URL, config.WIKIDATA_SPARQL_URL].map((u) => new URL(u));
+  const shared = (u: URL) => new Set(urls.filter((o) => o.host === u.host).map(endpointOf)).size > 1;
+  const ownName = (u: URL) => (shared(u) ? `host:${endpointOf(u)}` : `host:${u.host}`);
   const gates = new Map<string, LiveGate>();
-  for (const api of [config.WIKIPEDIA_API_URL, config.WIKIDATA_API_URL]) {
-    const host = new URL(api).host;
+  for (const api of urls.slice(0, 2)) {
     const policy = { ...base, concurrency: config.MEDIAWIKI_CONCURRENCY };
     gates.set(
-      host,
-      budget?.hosts.includes(host)
+      endpointOf(api),
+      budget?.hosts.includes(api.host)
         ? { name: `mediawiki:${budget.hosts.join('+')}`, policy: { ...policy, requestsPerMinute: budget.perMinute }, hosts: budget.hosts }
-        : { name: `host:${host}`, policy, hosts: [host] },
+        : { name: ownName(api), policy, hosts: [api.host] },
     );
   }
-  const wdqs = new URL(config.WIKIDATA_SPARQL_URL).host;
-  gates.set(wdqs, {
-    name: `host:${wdqs}`,
+  const wdqs = urls[2];
+  gates.set(endpointOf(wdqs), {
+    name: ownName(wdqs),
     policy: { ...base, concurrency: config.WDQS_CONCURRENCY, queryMsPerMinute: config.WDQS_QUERY_SECONDS_PER_MINUTE * 1000, errorsPerMinute: config.WDQS_ERRORS_PER_MINUTE },
-    hosts: [wdqs],
+    hosts: [wdqs.host],
   });
   return gates;
 };
+
+/** Host and path: the key of a live endpoint's gate. */
+const endpointOf = (u: URL) => `${u.host}${u.pathname}`;
 
 /** The gate of a URL's host, for liveHttp's `gateFor`. */
 export const gatesFor = (config: PolicyConfig, ns: GateNamespace, caller: GateCaller, requestTimeoutMs: number) => {
   const gates = liveGates(config, requestTimeoutMs);
   return (url: URL): GateClient | undefined => {
-    const gate = gates.get(url.host);
+    const gate = gates.get(endpointOf(url));
     if (!gate) return undefined;
     return {
       backend: ns.get(ns.idFromName(gate.name)),
