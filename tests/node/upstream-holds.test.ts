@@ -66,13 +66,13 @@ describe('a model front that says Retry-After: 999999', () => {
       during = await health();
     }
     expect(during.llm.ready).toBe(false);
-    expect(during.llm.message).toMatch(/^127\.0\.0\.1:\d+ \(model stub\) is held back for another \d+\.\d s: the host asked every client to wait \(HTTP 429 with Retry-After 999999 s; held for at most 10 s \(POLITENESS_MAX_BACKOFF_MS\)\)/);
+    expect(during.llm.message).toMatch(/^127\.0\.0\.1:\d+ \(model stub\) is held back for another \d+(\.\d)? s: the host asked every client to wait \(HTTP 429 with Retry-After 999999 s; held for at most 10 s \(POLITENESS_MAX_BACKOFF_MS\)\)/);
     expect(during.warnings).toEqual([during.llm.message]);
 
     const run = await running;
     expect(run.status).toBe('succeeded');
     const notes = run.steps.flatMap((s: any) => s.notes ?? []).join('\n');
-    expect(notes).toMatch(/waited \d+\.\d s at the politeness gate of 127\.0\.0\.1:\d+ \(model stub\): the host asked every client to wait/);
+    expect(notes).toMatch(/waited \d+(\.\d)? s at the politeness gate of 127\.0\.0\.1:\d+ \(model stub\): the host asked every client to wait/);
     const after = await health();
     expect(after.llm.ready).toBe(true);
     expect(after.warnings).toBeUndefined();
