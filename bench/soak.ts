@@ -1,7 +1,7 @@
 // A soak against stand-ins that enforce the real services' contracts (issue 24): real benchmark questions, live
 // evidence mode, many runs at once, once with the politeness gates on and once with POLITENESS=off.
 //
-//   npm run bench:soak [-- --questions 500 --concurrency 16 --gate both|on|off --wdqs-budget-s 20 --window 4096]
+//   npm run bench:soak [-- --questions 500 --concurrency 16 --gate both|on|off --wdqs-budget-s 20 --mediawiki-per-minute 200 --window 4096]
 //   PORT_RANGE=9250-9299 npm run bench:soak   (every server this bench starts takes its port from the range)
 //
 // The stand-ins (tests/support/wikimedia-standins.mjs, tests/support/openai-stub.mjs), served on 127.0.0.1:
@@ -9,20 +9,24 @@
 //   service allows about 60; scaled down so the budget binds within a few minutes) it answers 429 + Retry-After, and
 //   counts every request sent while a Retry-After runs (the real service bans such a client).
 // - MediaWiki (Wikipedia, Wikidata's api.php): 15 ms per answer; every 45 s a 3 s replication lag of 8 s, answered
-//   with maxlag errors and Retry-After 2 s to requests that send maxlag=5; requests inside that are counted.
+//   with maxlag errors and Retry-After 2 s to requests that send maxlag=5; requests inside that are counted. Both hosts
+//   share Wikimedia's per-client limit of `--mediawiki-per-minute` requests a minute (200: a client whose User-Agent
+//   names its contact), answered 429 + Retry-After over it; requests over it and inside its Retry-After are counted.
 // - The model: 30 ms per reply, a context window of `--window` tokens (400 over it), at most 8 requests at once (429 +
 //   Retry-After 1 s over that; requests inside a Retry-After are counted). Scripted so every run makes real tool
 //   calls: wikisearch for the question's name, read that page, a runQuery about it, then its answer.
 //
 // The Worker runs in `wrangler dev` with EVIDENCE=live pointed at the stand-ins, LLM_CONTEXT_TOKENS=--window,
-// LLM_CONCURRENCY=8, WDQS_QUERY_SECONDS_PER_MINUTE at 80% of the stand-in's budget (the default 50 is 83% of 60).
+// LLM_CONCURRENCY=8, WDQS_QUERY_SECONDS_PER_MINUTE at 80% of the stand-in's budget (the default 50 is 83% of 60), and
+// MEDIAWIKI_REQUESTS_PER_MINUTE at 90% of the MediaWiki limit (what the gate uses by default on Wikimedia's own hosts;
+// the stand-ins are a mirror to it, so the bench sets it).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadBenchmark } from '../src/eval/loaders';
 import type { Benchmark } from '../src/eval/types';
 import { usageTotals } from '../src/eval/usage-totals';
 import { freePort, percentile, startDev } from './lib/dev-server.mjs';
-import { createMediaWikiStandIn, createWdqsStandIn, serveStandIn } from '../tests/support/wikimedia-standins.mjs';
+import { createMediaWikiStandIn, createPerMinuteLimit, createWdqsStandIn, serveStandIn } from '../tests/support/wikimedia-standins.mjs';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -33,6 +37,7 @@ const CONCURRENCY = Number(arg('concurrency', '16'));
 const GATES = arg('gate', 'both') === 'both' ? ['on', 'off'] : [arg('gate', 'on')];
 const WDQS_BUDGET_S = Number(arg('wdqs-budget-s', '20'));
 const WINDOW = Number(arg('window', '4096'));
+const MEDIAWIKI_PER_MINUTE = Number(arg('mediawiki-per-minute', '200'));
 const MODEL_MAX_CONCURRENT = 8;
 const DATA = new URL('../../shared/data/', import.meta.url);
 
@@ -85,8 +90,9 @@ interface Outcome {
 const soak = async (gate: string, items: { question: string; variant: Benchmark }[]) => {
   const t0 = Date.now();
   const wdqs = createWdqsStandIn({ queryMsPerMinute: WDQS_BUDGET_S * 1000, costMs: (q: string) => 150 + (hash(q) % 901) });
-  const wiki = createMediaWikiStandIn({ latencyMs: 15, retryAfterSeconds: 2, lagSeconds: (now: number) => ((now - t0) % 45_000 > 42_000 ? 8 : 0) });
-  const wikidataApi = createMediaWikiStandIn({ latencyMs: 15 });
+  const perMinute = createPerMinuteLimit(MEDIAWIKI_PER_MINUTE);
+  const wiki = createMediaWikiStandIn({ latencyMs: 15, retryAfterSeconds: 2, lagSeconds: (now: number) => ((now - t0) % 45_000 > 42_000 ? 8 : 0), perMinute });
+  const wikidataApi = createMediaWikiStandIn({ latencyMs: 15, perMinute });
   const served = [
     await serveStandIn(wdqs.handle, { port: await freePort(), path: '/sparql' }),
     await serveStandIn(wiki.handle, { port: await freePort(), path: '/w/api.php' }),
@@ -104,6 +110,7 @@ const soak = async (gate: string, items: { question: string; variant: Benchmark 
       WIKIMEDIA_CONTACT: 'soak@example.org',
       POLITENESS: gate,
       WDQS_QUERY_SECONDS_PER_MINUTE: String(Math.max(1, Math.floor(WDQS_BUDGET_S * 0.8))),
+      MEDIAWIKI_REQUESTS_PER_MINUTE: String(Math.max(1, Math.floor(MEDIAWIKI_PER_MINUTE * 0.9))),
       LLM_BASE_URL: model.url,
       LLM_MODEL: 'stub',
       LLM_CONTEXT_TOKENS: String(WINDOW),
@@ -149,7 +156,7 @@ const soak = async (gate: string, items: { question: string; variant: Benchmark 
     const wallS = (performance.now() - started) / 1000;
     soaking = false;
     await prober;
-    return { gate, wallS, outcomes, wdqs: wdqs.stats(), wiki: wiki.stats(), wikidataApi: wikidataApi.stats(), model: await model.load(), health };
+    return { gate, wallS, outcomes, wdqs: wdqs.stats(), wiki: wiki.stats(), wikidataApi: wikidataApi.stats(), mediawiki: perMinute.stats(), model: await model.load(), health };
   } finally {
     soaking = false;
     await dev.stop();
@@ -165,11 +172,12 @@ const report = (r: Awaited<ReturnType<typeof soak>>) => {
   for (const o of r.outcomes) if (o.error) errors[o.error.replace(/\d+(\.\d+)?/g, 'N')] = (errors[o.error.replace(/\d+(\.\d+)?/g, 'N')] ?? 0) + 1;
   const totals = usageTotals(r.outcomes.map((o) => o.usage));
   const ms = r.outcomes.map((o) => o.ms);
-  const inside = r.wdqs.insideRetryAfter + r.wiki.insideRetryAfter + r.wikidataApi.insideRetryAfter + r.model.insideRetryAfter;
+  const inside = r.wdqs.insideRetryAfter + r.wiki.insideRetryAfter + r.wikidataApi.insideRetryAfter + r.mediawiki.insideRetryAfter + r.model.insideRetryAfter;
   const lines = [
     `gate ${r.gate}: ${r.outcomes.length} questions, ${CONCURRENCY} at once, done in ${r.wallS.toFixed(0)} s`,
     `  runs by status: ${Object.entries(byStatus).map(([s, n]) => `${s} ${n}`).join(', ')}`,
-    `  requests inside a Retry-After window: ${inside} (WDQS ${r.wdqs.insideRetryAfter}, Wikipedia ${r.wiki.insideRetryAfter}, Wikidata API ${r.wikidataApi.insideRetryAfter}, model ${r.model.insideRetryAfter})`,
+    `  requests inside a Retry-After window: ${inside} (WDQS ${r.wdqs.insideRetryAfter}, Wikipedia ${r.wiki.insideRetryAfter}, Wikidata API ${r.wikidataApi.insideRetryAfter}, MediaWiki per-minute limit ${r.mediawiki.insideRetryAfter}, model ${r.model.insideRetryAfter})`,
+    `  MediaWiki requests over the per-minute limit (429): ${r.mediawiki.overBudget}; peak ${r.mediawiki.peakPerMinute} requests in a minute across both API hosts (limit ${MEDIAWIKI_PER_MINUTE}, gate budget ${Math.floor(MEDIAWIKI_PER_MINUTE * 0.9)})`,
     `  429s answered: WDQS ${r.wdqs.tooMany}, model ${r.model.tooMany}; maxlag answers ${r.wiki.maxlagAnswers}; MediaWiki peak concurrency ${r.wiki.peakConcurrency}; model peak concurrency ${r.model.peak} (allows ${MODEL_MAX_CONCURRENT})`,
     `  WDQS query-seconds per minute at the peak: ${(r.wdqs.peakQueryMsPerMinute / 1000).toFixed(1)} (stand-in budget ${WDQS_BUDGET_S}); WDQS requests ${r.wdqs.requests}, distinct queries ${r.wdqs.distinctQueries}`,
     `  shared evidence cache: hit rate ${totals.evidenceCache.hitRate === null ? 'n/a' : `${(totals.evidenceCache.hitRate * 100).toFixed(1)}%`} (${totals.evidenceCache.hits} hits, ${totals.evidenceCache.misses} misses); gate waits ${totals.gateWaits} (${(totals.gateWaitMs / 1000).toFixed(0)} s), model gate waits ${totals.modelGateWaits}`,

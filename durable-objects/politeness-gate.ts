@@ -1,79 +1,109 @@
 import { DurableObject } from 'cloudflare:workers';
-import { admit, record, type Admission, type GateBackend, type GatePolicy, type GateReport, type GateState } from '../src/net/politeness/policy';
+import { markServed, pickNext, type Served } from '../src/net/politeness/fair-order';
+import {
+  admit,
+  clampHold,
+  countSent,
+  record,
+  uncountSent,
+  type Admission,
+  type GateBackend,
+  type GateHold,
+  type GateParty,
+  type GatePolicy,
+  type GateReport,
+  type GateState,
+  type WaitReason,
+} from '../src/net/politeness/policy';
+import { GateCache } from './gate-cache';
 
-/** How long a caller held back by the concurrency limit waits here for a free slot before it asks again. */
+/** How long a queued caller waits here for its turn before it is told to ask again (one RPC should not hang for long). */
 const HOLD_MS = 2_000;
 /** A second run asking what is being fetched right now asks again after this long, and finds it in the cache. */
 const SAME_REQUEST_POLL_MS = 150;
-/** Answers larger than this are not kept (a SQLite value holds at most 2 MB). */
-const MAX_ENTRY_CHARS = 1_000_000;
-/** Cached text kept per host; the least recently used entries go first. */
-const MAX_CACHE_CHARS = 64 * 1024 * 1024;
 
 interface Lease {
   expires: number;
   cacheKey?: string;
+  /** The second this request was counted in against the minute's request budget. */
+  counted?: number;
 }
 
 interface Waiter {
   since: number;
+  party?: GateParty;
+  cacheKey?: string;
+  /** What holds it now (busy slots or a budget), told to the caller if its hold here times out. */
+  reason: WaitReason;
+  detail?: string;
   resolve: (a: Admission) => void;
   timer: ReturnType<typeof setTimeout>;
-  cacheKey?: string;
 }
 
 /**
- * One object per upstream host (query.wikidata.org, en.wikipedia.org, a model server): every run of the deployment
- * asks it before sending there. It holds the host's back-off (a 429/Retry-After or maxlag answer seen by any run
- * stops every run until it has passed), the minute's query time and errors, the passes in flight, and a cache of
- * answers so that an evaluation asks each distinct request once. Back-off and budgets live in SQLite, so an
- * eviction never forgets a Retry-After; passes live in memory and expire, so a run that died frees its slot.
+ * One object per upstream host (query.wikidata.org, a model server), or per group of hosts that share one budget
+ * (Wikipedia's and Wikidata's APIs: Wikimedia counts a client across its projects): every run of the deployment asks
+ * it before sending there. It holds the back-off (a 429/Retry-After or maxlag answer seen by any run stops every run
+ * until it has passed, never longer than POLITENESS_MAX_BACKOFF_MS), the minute's query time, errors and requests,
+ * the passes in flight, and a cache of answers so that an evaluation asks each distinct request once. Requests that
+ * must wait for a slot or a budget are served in turn across API keys, and across runs within a key, so one caller's
+ * burst does not starve another. Back-off and budgets live in SQLite, so an eviction never forgets a Retry-After;
+ * passes live in memory and expire, so a run that died frees its slot.
  */
 export class PolitenessGate extends DurableObject<Env> implements GateBackend {
   private state: GateState;
   private readonly leases = new Map<string, Lease>();
   private readonly queue: Waiter[] = [];
+  private readonly served: Served = new Map();
+  private readonly cache: GateCache;
   private policy: GatePolicy | undefined;
-  private cacheChars: number;
+  /** Wakes the queue when the budget that holds it frees up. */
+  private wake: { at: number; timer: ReturnType<typeof setTimeout> } | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = ctx.storage.sql;
     sql.exec('CREATE TABLE IF NOT EXISTS gate (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)');
-    sql.exec('CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, body TEXT NOT NULL, chars INTEGER NOT NULL, expires INTEGER NOT NULL, used INTEGER NOT NULL)');
     const row = sql.exec<{ state: string }>('SELECT state FROM gate WHERE id = 1').toArray()[0];
     this.state = row ? (JSON.parse(row.state) as GateState) : { backoffUntil: 0, inflight: 0, spent: [], errors: [] };
+    // A stored hold is cut to the maximum in force as soon as a caller says what that is (clampHold, in `use`).
+    this.state.backoffUntil = Number(this.state.backoffUntil) || 0;
     this.state.inflight = 0;
-    this.cacheChars = sql.exec<{ n: number | null }>('SELECT SUM(chars) AS n FROM answers').toArray()[0]?.n ?? 0;
+    this.cache = new GateCache(sql);
   }
 
-  async enter(policy: GatePolicy, cacheKey?: string): Promise<Admission> {
-    this.policy = policy;
-    const now = Date.now();
+  async enter(policy: GatePolicy, cacheKey?: string, party?: GateParty): Promise<Admission> {
+    const now = this.use(policy);
     this.reclaim(now);
     if (cacheKey) {
-      const hit = this.cached(cacheKey, now);
+      const hit = this.cache.get(cacheKey, now);
       if (hit !== undefined) return { kind: 'cached', body: hit };
       if (this.fetching(cacheKey)) return { kind: 'wait', ms: SAME_REQUEST_POLL_MS, reason: 'same-request' };
     }
-    const verdict = this.queue.length && policy.enforce ? { ok: false as const, waitMs: 0, reason: 'busy' as const } : admit(this.state, policy, now);
-    if (verdict.ok) return this.grant(now, cacheKey);
-    if (verdict.reason !== 'busy') return { kind: 'wait', ms: verdict.waitMs, reason: verdict.reason, detail: verdict.detail };
-    // Held here until a pass comes back (first come, first served), or asked to come again after HOLD_MS.
+    if (!policy.enforce) return this.grant(now, cacheKey, party);
+    const verdict = admit(this.state, policy, now);
+    if (verdict.ok && !this.queue.length) return this.grant(now, cacheKey, party);
+    // A back-off may last minutes: the caller sleeps through it rather than holding a call open here.
+    if (!verdict.ok && verdict.reason === 'backoff') return { kind: 'wait', ms: verdict.waitMs, reason: 'backoff', detail: verdict.detail };
+    // Behind a busy slot, a budget or other callers: queued, and served in turn (pump).
     return new Promise<Admission>((resolve) => {
       const waiter: Waiter = {
         since: now,
+        party,
         cacheKey,
+        reason: verdict.ok ? 'busy' : verdict.reason,
+        detail: verdict.ok ? undefined : verdict.detail,
         resolve: (a) => {
           clearTimeout(waiter.timer);
           resolve(a);
         },
         timer: setTimeout(() => {
-          this.queue.splice(this.queue.indexOf(waiter), 1);
-          resolve({ kind: 'wait', ms: 0, reason: 'busy' });
+          this.dequeue(waiter);
+          resolve({ kind: 'wait', ms: 0, reason: waiter.reason, detail: waiter.detail });
         }, HOLD_MS),
       };
       this.queue.push(waiter);
+      this.pump(now);
     });
   }
 
@@ -84,39 +114,84 @@ export class PolitenessGate extends DurableObject<Env> implements GateBackend {
     const cacheKey = held?.cacheKey ?? report.cacheKey;
     this.leases.delete(lease);
     this.state.inflight = this.leases.size;
+    if (report.status < 0 && held?.counted !== undefined) uncountSent(this.state, held.counted);
     if (this.policy) record(this.state, report, now, this.policy);
     this.save();
-    if (cacheKey && report.body !== undefined && report.body.length <= MAX_ENTRY_CHARS) this.keep(cacheKey, report.body, now + (report.ttlSeconds ?? 86_400) * 1000, now);
+    if (cacheKey && report.body !== undefined && !report.failed) this.cache.keep(cacheKey, report.body, now + (report.ttlSeconds ?? 86_400) * 1000, now);
     this.pump(now);
   }
 
-  private grant(now: number, cacheKey?: string): Extract<Admission, { kind: 'granted' }> {
+  /** How much longer the host is held back (for /healthz); a stored hold is cut to the policy's maximum first. */
+  async holding(policy: GatePolicy): Promise<GateHold> {
+    const now = this.use(policy);
+    const ms = Math.max(0, this.state.backoffUntil - now);
+    return ms > 0 ? { ms, reason: this.state.backoffReason } : { ms: 0 };
+  }
+
+  /** Takes the caller's policy (the deploy's settings) and holds the stored state to its maximum back-off. */
+  private use(policy: GatePolicy): number {
+    this.policy = policy;
+    const now = Date.now();
+    if (clampHold(this.state, policy, now)) this.save();
+    return now;
+  }
+
+  private grant(now: number, cacheKey?: string, party?: GateParty): Extract<Admission, { kind: 'granted' }> {
     const lease = crypto.randomUUID();
-    this.leases.set(lease, { expires: now + (this.policy?.leaseMs ?? 60_000), cacheKey });
+    const counted = this.policy ? countSent(this.state, this.policy, now) : undefined;
+    this.leases.set(lease, { expires: now + (this.policy?.leaseMs ?? 60_000), cacheKey, counted });
     this.state.inflight = this.leases.size;
+    markServed(this.served, party, now);
+    // Counted before it is sent, and kept: a restart must not forget a request the host has seen.
+    if (counted !== undefined) this.save();
     return { kind: 'granted', lease };
   }
 
-  /** Hands freed passes to waiting callers in arrival order; a back-off that began meanwhile sends them to sleep. */
+  /**
+   * Hands what is free to the waiting callers, each time the one whose key (then run) was served longest ago; a
+   * back-off that began meanwhile sends them all to sleep, a spent budget wakes the queue again when it frees up.
+   */
   private pump(now: number) {
     const policy = this.policy;
     if (!policy) return;
     while (this.queue.length) {
+      const waiter = pickNext(this.queue, this.served)!;
       // A caller queued behind another run asking the same thing takes that run's answer instead of a pass.
-      const key = this.queue[0].cacheKey;
-      const hit = key === undefined ? undefined : this.cached(key, now);
+      const key = waiter.cacheKey;
+      const hit = key === undefined ? undefined : this.cache.get(key, now);
       if (hit !== undefined || (key !== undefined && this.leased(key))) {
-        const waiter = this.queue.shift()!;
-        waiter.resolve(hit !== undefined ? { kind: 'cached', body: hit } : { kind: 'wait', ms: SAME_REQUEST_POLL_MS, reason: 'same-request' });
+        this.dequeue(waiter).resolve(hit !== undefined ? { kind: 'cached', body: hit } : { kind: 'wait', ms: SAME_REQUEST_POLL_MS, reason: 'same-request' });
         continue;
       }
       const verdict = admit(this.state, policy, now);
-      if (!verdict.ok && verdict.reason === 'busy') return;
-      const waiter = this.queue.shift()!;
-      waiter.resolve(
-        verdict.ok ? { ...this.grant(now, waiter.cacheKey), heldMs: now - waiter.since } : { kind: 'wait', ms: verdict.waitMs, reason: verdict.reason, detail: verdict.detail },
-      );
+      if (verdict.ok) {
+        this.dequeue(waiter).resolve({ ...this.grant(now, key, waiter.party), heldMs: now - waiter.since });
+        continue;
+      }
+      if (verdict.reason === 'backoff') {
+        for (const w of this.queue.splice(0)) w.resolve({ kind: 'wait', ms: verdict.waitMs, reason: 'backoff', detail: verdict.detail });
+        return;
+      }
+      for (const w of this.queue) [w.reason, w.detail] = [verdict.reason, verdict.detail];
+      if (verdict.reason !== 'busy') this.wakeAt(now + verdict.waitMs);
+      return;
     }
+  }
+
+  private wakeAt(at: number) {
+    if (this.wake && this.wake.at <= at) return;
+    if (this.wake) clearTimeout(this.wake.timer);
+    const timer = setTimeout(() => {
+      this.wake = undefined;
+      this.pump(Date.now());
+    }, Math.max(0, at - Date.now()));
+    this.wake = { at, timer };
+  }
+
+  private dequeue(waiter: Waiter): Waiter {
+    const i = this.queue.indexOf(waiter);
+    if (i >= 0) this.queue.splice(i, 1);
+    return waiter;
   }
 
   private leased(key: string): boolean {
@@ -138,37 +213,5 @@ export class PolitenessGate extends DurableObject<Env> implements GateBackend {
 
   private save() {
     this.ctx.storage.sql.exec('INSERT OR REPLACE INTO gate (id, state) VALUES (1, ?)', JSON.stringify(this.state));
-  }
-
-  private cached(key: string, now: number): string | undefined {
-    const sql = this.ctx.storage.sql;
-    const row = sql.exec<{ body: string; expires: number }>('SELECT body, expires FROM answers WHERE key = ?', key).toArray()[0];
-    if (!row) return undefined;
-    if (row.expires <= now) {
-      this.drop(key);
-      return undefined;
-    }
-    sql.exec('UPDATE answers SET used = ? WHERE key = ?', now, key);
-    return row.body;
-  }
-
-  private keep(key: string, body: string, expires: number, now: number) {
-    const sql = this.ctx.storage.sql;
-    this.drop(key);
-    while (this.cacheChars + body.length > MAX_CACHE_CHARS) {
-      const oldest = sql.exec<{ key: string }>('SELECT key FROM answers ORDER BY used LIMIT 1').toArray()[0];
-      if (!oldest) break;
-      this.drop(oldest.key);
-    }
-    sql.exec('INSERT INTO answers (key, body, chars, expires, used) VALUES (?, ?, ?, ?, ?)', key, body, body.length, expires, now);
-    this.cacheChars += body.length;
-  }
-
-  private drop(key: string) {
-    const sql = this.ctx.storage.sql;
-    const row = sql.exec<{ chars: number }>('SELECT chars FROM answers WHERE key = ?', key).toArray()[0];
-    if (!row) return;
-    sql.exec('DELETE FROM answers WHERE key = ?', key);
-    this.cacheChars -= row.chars;
   }
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { PURPOSES, type Purpose } from './llm/types';
+import { upstreamLimitVars } from './config-upstreams';
 import { DEFAULT_WORK_UNITS } from './sandbox/types';
 
 /**
@@ -72,6 +73,7 @@ export const configSchema = z
     MEDIAWIKI_MAXLAG: z.coerce.number({ message: 'MEDIAWIKI_MAXLAG must be a whole number of seconds (0 sends none)' }).int().min(0).max(60).default(5),
     /** The longest one request waits at a gate; a host that asks for a longer wait fails the request unsent. */
     POLITENESS_MAX_WAIT_MS: positiveInt(60_000),
+    ...upstreamLimitVars,
     /**
      * Model calls in flight at once per model server and model (or Workers AI model), across every run of the
      * deployment (the model's own politeness gate, which also shares a 429's Retry-After with every run). 8 keeps a small self-hosted server
@@ -282,7 +284,7 @@ export const loadConfig = (env: Record<string, unknown>): Config => {
     // A bearer key is not something a browser sends on its own, so with keys any page may call (it needs a key);
     // without keys the server is open, and only its own pages (and non-browser clients) may use it.
     CORS_ORIGINS: c.CORS_ORIGINS ?? (c.API_KEYS.length ? ['*'] : []),
-    secrets: [c.LLM_API_KEY, ...c.API_KEYS, ...otlpHeaderValues(c.OTEL_EXPORTER_OTLP_HEADERS)].filter((s): s is string => !!s && s.length >= 4),
+    secrets: [c.LLM_API_KEY, c.WIKIMEDIA_ACCESS_TOKEN, ...c.API_KEYS, ...otlpHeaderValues(c.OTEL_EXPORTER_OTLP_HEADERS)].filter((s): s is string => !!s && s.length >= 4),
   };
   cache.set(env, config);
   return config;

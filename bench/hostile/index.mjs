@@ -40,6 +40,7 @@ const GROUPS = {
   deadline: deadlineGroup,
   model: modelGroup,
   upstream: upstreamGroup,
+  gates: (await import('./gates.mjs')).gatesGroup,
 };
 const wanted = process.argv.slice(2).filter((a) => GROUPS[a]);
 const key = { value: `bench-${crypto.randomUUID()}`, limit: 120 };

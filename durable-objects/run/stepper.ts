@@ -165,7 +165,9 @@ export class Stepper {
     const trace = startStepTrace(config, meta.runId, meta.steps + 1, meta.request);
     // Keys of the evidence records this step produces, so its tool calls can say what they read.
     const recorded: string[] = [];
-    const services = evidence.services(config, usage, replay, { signal: controller.signal, usage, note }, recorded, meta.startedAt + limits.maxWallMs);
+    // Whose requests these are at the politeness gates, which serve their queues in turn across keys and runs.
+    const party = { key: meta.owner ?? 'open', run: meta.runId };
+    const services = evidence.services(config, usage, replay, { signal: controller.signal, usage, note, party }, recorded, meta.startedAt + limits.maxWallMs);
     // The first piece of the answer a model call streams: the run's time to first answer token.
     let firstAnswerAt: number | undefined;
     const live = {
@@ -191,6 +193,7 @@ export class Stepper {
       llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
       signal: controller.signal,
       note,
+      party,
       live,
       ...(trace ? { tracer: trace } : {}),
     });

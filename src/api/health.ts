@@ -4,12 +4,14 @@ import { VARIANTS } from '../engine/types';
 import { BUILD_INFO } from '../generated/build-info';
 import { createEvidence } from '../evidence';
 import { wikimediaHosts } from '../evidence/live';
+import { mediawikiBudget, WIKIMEDIA_PER_MINUTE } from '../evidence/live/wikimedia';
 import type { EvidenceHealth } from '../evidence/types';
 import { createLLM } from '../llm';
 import { modelProblem } from '../llm/served-models';
 import type { Purpose } from '../llm/types';
 import { availableModes, defaultMode } from '../strategies';
 import { tracingOn } from '../telemetry/run-tracing';
+import { heldGates } from './held-gates';
 import { healthSchema } from './response-schemas';
 import { json } from './route-kit';
 
@@ -38,13 +40,18 @@ export const healthRoutes = new OpenAPIHono<{ Bindings: Env }>().openapi(healthR
   } catch (err) {
     evidence = { checked: true, ready: false, message: `the evidence could not be opened: ${(err as Error).message}` };
   }
-  const problem = llm.ok
-    ? await modelProblem(llm.llm, [
-        { name: llm.llm.model, setting: 'LLM_MODEL' },
-        ...Object.entries(config.LLM_MODELS).map(([purpose, name]) => ({ name: name!, setting: purposeModelVar(purpose as Purpose) })),
-      ])
-    : undefined;
-  const warnings = politenessWarnings(config);
+  const [served, held] = await Promise.all([
+    llm.ok
+      ? modelProblem(llm.llm, [
+          { name: llm.llm.model, setting: 'LLM_MODEL' },
+          ...Object.entries(config.LLM_MODELS).map(([purpose, name]) => ({ name: name!, setting: purposeModelVar(purpose as Purpose) })),
+        ])
+      : undefined,
+    // Hosts (and the model) a politeness gate holds back right now: warned, and the model not ready meanwhile.
+    heldGates(config, c.env, llm.ok ? llm.llm : undefined),
+  ]);
+  const problem = served ?? held.model;
+  const warnings = [...politenessWarnings(config), ...held.warnings];
   return c.json({
     ok: !evidence.checked || evidence.ready,
     llm: llm.ok
@@ -82,11 +89,19 @@ const politenessWarnings = (config: ReturnType<typeof loadConfig>): string[] => 
   const warnings: string[] = [];
   if (!config.WIKIMEDIA_CONTACT) {
     warnings.push(
-      `live evidence goes to ${hosts.join(', ')} without a contact in its User-Agent: set WIKIMEDIA_CONTACT to an e-mail address or URL where Wikimedia can reach you (their User-Agent policy; clients without one may be blocked)`,
+      `live evidence goes to ${hosts.join(', ')} without a contact in its User-Agent: set WIKIMEDIA_CONTACT to an e-mail address or URL where Wikimedia can reach you (their User-Agent policy; clients without one may be blocked)${budgetNote(config)}`,
     );
   }
   if (config.POLITENESS === 'off') {
     warnings.push(`POLITENESS=off sends to ${hosts.join(', ')} without the shared politeness gate: clients that exceed the query service's limits or ignore its Retry-After get banned`);
   }
   return warnings;
+};
+
+/** What the missing contact costs: Wikimedia's per-minute limit for a client known only by its IP, and the gate's share of it. */
+const budgetNote = (config: ReturnType<typeof loadConfig>): string => {
+  const budget = mediawikiBudget(config);
+  return budget?.source === 'ip'
+    ? `, and Wikimedia allows such a client about ${WIKIMEDIA_PER_MINUTE.ip} API requests a minute, so the gate sends at most ${budget.perMinute} a minute to ${budget.hosts.join(' and ')} (${WIKIMEDIA_PER_MINUTE.contact} with a contact)`
+    : '';
 };

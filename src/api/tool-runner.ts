@@ -4,6 +4,7 @@ import { createLLM } from '../llm';
 import { routeByPurpose } from '../llm/route';
 import { LLMError, type LLM } from '../llm/types';
 import type { Tool } from '../tools/types';
+import type { GateParty } from '../net/politeness/policy';
 import { HttpError } from './errors';
 
 /** What a tool run by hand gives back: its observation, how long it took, and whether it failed. */
@@ -14,6 +15,9 @@ export interface HandRunResult {
 }
 
 const MODEL_TOOLS = new Set(['read', 'generateQuery']);
+
+/** The model with every call marked as the caller's, for the model's gate. */
+const forParty = (llm: LLM, party: GateParty | undefined): LLM => (party ? { ...llm, chat: (request) => llm.chat({ ...request, party: request.party ?? party }) } : llm);
 
 /** A model that is not there: tools that need one fail with a clear message instead of hanging. */
 const noModel = (reason: string): LLM => ({
@@ -32,10 +36,12 @@ const noModel = (reason: string): LLM => ({
  * a model that answers `Retry-After: 100000` would otherwise keep the retry loop (and the request) waiting for
  * minutes. The deadline's signal stops the tool's own waits; the race answers even if a tool does not listen to it.
  */
-export const runToolByHand = async (env: Env, config: Config, tool: Tool, input: unknown, signal?: AbortSignal): Promise<HandRunResult> => {
+export const runToolByHand = async (env: Env, config: Config, tool: Tool, input: unknown, signal?: AbortSignal, party?: GateParty): Promise<HandRunResult> => {
   const llm = createLLM(config, env);
   if (!llm.ok && MODEL_TOOLS.has(tool.name)) throw new HttpError(503, 'llm_unavailable', `${tool.name} needs a language model. ${llm.reason}`);
-  const services = createServices(config, env as never);
+  // The call's key and its own id: the gates serve queued requests in turn across keys, so one caller's burst of
+  // tool calls does not hold another's back.
+  const services = createServices(config, env as never, { party });
   const started = Date.now();
   const deadline = new AbortController();
   const timeout = new HttpError(
@@ -55,7 +61,7 @@ export const runToolByHand = async (env: Env, config: Config, tool: Tool, input:
   try {
     const running = tool.execute(
       {
-        llm: llm.ok ? routeByPurpose(llm.llm, config.LLM_MODELS) : noModel(llm.reason),
+        llm: llm.ok ? forParty(routeByPurpose(llm.llm, config.LLM_MODELS), party) : noModel(llm.reason),
         get evidence() {
           return services.evidence();
         },

@@ -46,5 +46,5 @@ export const toolRoutes = apiRoutes().openapi(toolRoute, async (c) => {
   } catch (err) {
     throw new HttpError(400, 'invalid_input', `input for ${name}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return c.json(await runToolByHand(c.env, config, tool, parsed), 200);
+  return c.json(await runToolByHand(c.env, config, tool, parsed, undefined, { key: c.get('caller') ?? 'open', run: `tool:${crypto.randomUUID()}` }), 200);
 });

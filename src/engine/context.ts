@@ -15,6 +15,7 @@ import { PromptHistory, reuseMeter } from './prompt-reuse';
 import { noTracer, type Tracer } from './trace';
 import type { RunContext, RunRequest, Usage } from './types';
 import { addModelWait, addPromptTrim, addToolCall } from './usage';
+import type { GateParty } from '../net/politeness/policy';
 
 export interface Services {
   evidence(): Evidence;
@@ -38,6 +39,8 @@ export interface ContextParts {
   signal?: AbortSignal;
   /** A sentence for the step's trace (a prompt shortened to fit the model's window). */
   note?: (text: string) => void;
+  /** Whose calls these are (API key and run): the model's gate serves queued calls in turn across keys and runs. */
+  party?: GateParty;
   /** Spans for the step's model and tool calls (OpenTelemetry export when configured). */
   tracer?: Tracer;
   /**
@@ -76,6 +79,7 @@ export const createRunContext = (parts: ContextParts): RunContext => {
     chat: (request) =>
       windowed.chat({
         ...request,
+        party: request.party ?? parts.party,
         onWait: (text, ms) => {
           addModelWait(parts.usage, ms);
           parts.note?.(text);

@@ -3,6 +3,7 @@ import { createEmbedder } from '../embeddings';
 import type { Embedder } from '../embeddings/types';
 import { createEvidence, createKnowledgeApi, type KnowledgeApi } from '../evidence';
 import type { Evidence } from '../evidence/types';
+import type { GateParty } from '../net/politeness/policy';
 import { hqaTools } from '../tools';
 import { toolRegistry, type Tool, type ToolRegistry } from '../tools/types';
 import { createVectorIndex } from '../vectors';
@@ -25,6 +26,8 @@ export interface ServiceCaller {
   usage?: Usage;
   /** A sentence for the step's trace (a wait at a gate). */
   note?: (text: string) => void;
+  /** Whose requests these are (API key and run): the gates serve queued requests in turn across keys and runs. */
+  party?: GateParty;
 }
 
 const once = <T>(make: () => T) => {
@@ -37,6 +40,7 @@ export const createServices = (config: Config, bindings: ServiceBindings, caller
   // Waits at a gate and cache lookups of any upstream join the run's usage and its step's trace.
   const told = {
     signal: caller.signal,
+    party: caller.party,
     onWait: (text: string, ms: number) => {
       if (caller.usage) addGateWait(caller.usage, ms);
       caller.note?.(text);

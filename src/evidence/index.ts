@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import type { LLM } from '../llm/types';
 import { createLiveEvidence, wikimediaUserAgent, type LiveOptions } from './live';
 import { gatesFor, type GateCaller, type GateNamespace } from './live/politeness';
+import { tokenHosts } from './live/wikimedia';
 import { createStaticEvidence, type SnapshotBundle } from './static';
 import type { KnowledgeApi } from './crag/types';
 import { createLiveKg, kgGateFor, noKnowledgeApi } from './live/crag-kg';
@@ -39,6 +40,8 @@ export const createEvidence = (config: Config, bindings: EvidenceBindings, deps:
     ? createLiveEvidence(config, {
         maxlag: config.MEDIAWIKI_MAXLAG,
         userAgent: wikimediaUserAgent(config.WIKIMEDIA_CONTACT),
+        cacheTtlSeconds: config.EVIDENCE_CACHE_TTL_SECONDS,
+        ...(config.WIKIMEDIA_ACCESS_TOKEN ? { bearer: { token: config.WIKIMEDIA_ACCESS_TOKEN, hosts: tokenHosts(config) } } : {}),
         onCache: deps.caller?.onCache,
         ...(bindings.POLITENESS_GATE
           ? { gateFor: gatesFor(config, bindings.POLITENESS_GATE as unknown as GateNamespace, deps.caller ?? {}, deps.live?.timeoutMs ?? LIVE_TIMEOUT_MS) }

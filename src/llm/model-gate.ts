@@ -1,29 +1,46 @@
 import type { Config } from '../config';
-import { GateWaitTooLong, throughGate, type GateClient, type GateNamespace } from '../net/politeness/pass';
-import type { GateReport } from '../net/politeness/policy';
+import { askHold, GateWaitTooLong, throughGate, type GateClient, type GateNamespace } from '../net/politeness/pass';
+import type { GateHold, GateReport } from '../net/politeness/policy';
 import { LLMError, type ChatRequest } from './types';
 
-/** A model's gate without the caller's part (its signal and where waits are told), which each call adds. */
-export type ModelGate = Omit<GateClient, 'signal' | 'onWait'>;
+/** A model's gate without the caller's part (its signal, where waits are told, whose call it is), which each call adds. */
+export type ModelGate = Omit<GateClient, 'signal' | 'onWait' | 'party'>;
 
-type GateConfig = Pick<Config, 'POLITENESS' | 'LLM_CONCURRENCY' | 'LLM_TIMEOUT_MS' | 'POLITENESS_MAX_WAIT_MS'>;
+type GateConfig = Pick<Config, 'POLITENESS' | 'LLM_CONCURRENCY' | 'LLM_TIMEOUT_MS' | 'POLITENESS_MAX_WAIT_MS' | 'POLITENESS_MAX_BACKOFF_MS'>;
 
 /**
  * The politeness gate of each model on an OpenAI-compatible server or Workers AI (`server` = 'workers-ai'): the
  * same Durable Object class as the evidence hosts' (durable-objects/politeness-gate.ts), one object per server and
- * model, so every run of the deployment shares its concurrency and any 429's Retry-After. `POLITENESS=off` sends model calls straight out, each retrying
- * on its own. A pass lives a little longer than one attempt may take, so a run that dies mid-call frees its slot.
+ * model, so every run of the deployment shares its concurrency and any 429's Retry-After (held at most
+ * POLITENESS_MAX_BACKOFF_MS). `POLITENESS=off` sends model calls straight out, each retrying on its own. A pass lives
+ * a little longer than one attempt may take, so a run that dies mid-call frees its slot.
  */
 export const modelGates = (config: GateConfig, server: string, ns: GateNamespace | undefined) => {
   if (!ns || config.POLITENESS === 'off') return undefined;
   const host = URL.canParse(server) ? new URL(server).host : server;
-  const policy = { concurrency: config.LLM_CONCURRENCY, leaseMs: config.LLM_TIMEOUT_MS + 5_000, enforce: true };
+  const policy = { concurrency: config.LLM_CONCURRENCY, leaseMs: config.LLM_TIMEOUT_MS + 5_000, maxBackoffMs: config.POLITENESS_MAX_BACKOFF_MS, enforce: true };
   return (model: string): ModelGate => ({
     backend: ns.get(ns.idFromName(`model:${host}/${model}`)),
     policy,
     host: `${host} (model ${model})`,
     maxWaitMs: config.POLITENESS_MAX_WAIT_MS,
   });
+};
+
+/** Which of these models their gates hold back right now (a server's Retry-After still running), for /healthz. */
+export const heldModels = async (
+  config: GateConfig,
+  server: string,
+  ns: GateNamespace | undefined,
+  models: string[],
+): Promise<Array<{ host: string; hold: GateHold }>> => {
+  const gateOf = modelGates(config, server, ns);
+  if (!gateOf) return [];
+  const holds = await Promise.all([...new Set(models)].map(async (m) => {
+    const gate = gateOf(m);
+    return { host: gate.host, hold: await askHold(gate.backend, gate.policy) };
+  }));
+  return holds.filter((h): h is { host: string; hold: GateHold } => !!h.hold && h.hold.ms > 0);
 };
 
 /**
@@ -39,7 +56,7 @@ export const throughModelGate = async <T>(
   let leave: ((r: GateReport) => Promise<void>) | undefined;
   if (gate) {
     try {
-      const pass = await throughGate({ ...gate, signal: request.signal, onWait: request.onWait });
+      const pass = await throughGate({ ...gate, signal: request.signal, onWait: request.onWait, party: request.party });
       if (pass.kind === 'granted') leave = pass.leave;
     } catch (err) {
       if (err instanceof GateWaitTooLong) throw new LLMError(err.message, 429);

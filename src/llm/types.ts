@@ -1,3 +1,5 @@
+import type { GateParty } from '../net/politeness/policy';
+
 /** Why a model is called. Recorded in the run's usage and sent as `x-request-purpose`. */
 export const PURPOSES = [
   'agent', 'read', 'generateQuery', 'parametric', 'final', 'code', 'refine', 'simplify',
@@ -36,6 +38,8 @@ export interface ChatRequest {
   answer?: boolean;
   /** Told when the call waited at its model's politeness gate (other runs' calls, a server's Retry-After), with a note for the trace. */
   onWait?: (note: string, ms: number) => void;
+  /** Whose call this is (API key and run): the model's gate serves queued calls in turn across keys and runs. */
+  party?: GateParty;
   signal?: AbortSignal;
 }
 

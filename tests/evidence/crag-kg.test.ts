@@ -21,7 +21,7 @@ const gate = (name: string): ((url: URL) => GateClient) => {
   const ns = env.POLITENESS_GATE as unknown as GateNamespace;
   const client: GateClient = {
     backend: ns.get(ns.idFromName(`test:${name}`)),
-    policy: { concurrency: 2, leaseMs: 20_000, enforce: true },
+    policy: { concurrency: 2, leaseMs: 20_000, maxBackoffMs: 120_000, enforce: true },
     host: new URL(kg.url).host,
     maxWaitMs: 10_000,
   };

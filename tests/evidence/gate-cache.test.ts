@@ -6,7 +6,7 @@ import type { GatePolicy } from '../../src/net/politeness/policy';
  * The cache of the politeness gate (the real PolitenessGate object of the test Worker), asked the way every run asks
  * it: two runs after the same request send it once, however they arrive.
  */
-const policy: GatePolicy = { concurrency: 1, leaseMs: 60_000, enforce: true };
+const policy: GatePolicy = { concurrency: 1, leaseMs: 60_000, maxBackoffMs: 120_000, enforce: true };
 const gate = () => env.POLITENESS_GATE.get(env.POLITENESS_GATE.idFromName(`test-${crypto.randomUUID()}`));
 
 describe('the shared cache of a politeness gate', () => {

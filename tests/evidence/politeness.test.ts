@@ -78,7 +78,10 @@ describe('the politeness gate shared by every run', () => {
     const run = await ask('Where was Alan Turing born?');
     const observation = run.steps.find((s: any) => s.type === 'observation');
     expect(observation.error).toBe(true);
-    expect(observation.output).toMatch(/not sent to query\.wikidata\.org: the host asked every client to wait/);
+    // It names the host, the wait (cut to POLITENESS_MAX_BACKOFF_MS: 2 minutes, not an hour) and the variables.
+    expect(observation.output).toMatch(
+      /not sent to query\.wikidata\.org: the host asked every client to wait \(HTTP 429 with Retry-After 3600 s; held for at most 120 s \(POLITENESS_MAX_BACKOFF_MS\)\), \d+ s from now, longer than the 60 s a request may wait at its politeness gate \(POLITENESS_MAX_WAIT_MS\)/,
+    );
     expect(wdqs.stats()).toMatchObject({ requests: 1, insideRetryAfter: 0 });
   });
 

@@ -28,6 +28,8 @@ export declare const createWdqsStandIn: (options?: {
 export interface MediaWikiStats {
   requests: number;
   maxlagAnswers: number;
+  /** Requests answered 429 by the per-minute limit. */
+  tooMany: number;
   insideRetryAfter: number;
   withoutMaxlag: number;
   withoutUserAgent: number;
@@ -36,6 +38,14 @@ export interface MediaWikiStats {
   peakConcurrency: number;
   distinct: number;
 }
+
+export interface PerMinuteLimit {
+  /** Counts one request at `t`: undefined within the limit, else the Retry-After in seconds. */
+  take(t?: number): number | undefined;
+  stats(): { admitted: number; overBudget: number; insideRetryAfter: number; peakPerMinute: number; limit: number };
+}
+
+export declare const createPerMinuteLimit: (limit: number, options?: { now?: () => number }) => PerMinuteLimit;
 
 export declare const createMediaWikiStandIn: (options?: {
   lagSeconds?: (now: number) => number;
@@ -46,6 +56,10 @@ export declare const createMediaWikiStandIn: (options?: {
   searchHits?: number;
   /** Entities nobody asked for, added to each wbgetentities answer. */
   extraEntities?: number;
+  /** Wikimedia's per-minute request limit, shared with the other stand-ins given the same one. */
+  perMinute?: PerMinuteLimit;
+  /** Answers a request itself (a broken mirror): a Response, or undefined for the usual answer. */
+  answer?: (params: URLSearchParams) => Response | undefined | Promise<Response | undefined>;
 }) => {
   handle: Handle;
   retryUntil(): number;

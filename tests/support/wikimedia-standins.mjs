@@ -6,6 +6,8 @@
 //   const wiki = createMediaWikiStandIn({ lagSeconds: (now) => (now % 30_000 < 3_000 ? 8 : 0) });
 //   vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => route(new Request(input, init)));
 //   wdqs.stats() → { requests, insideRetryAfter, peakQueryMsPerMinute, … }
+//   const limit = createPerMinuteLimit(200);   // Wikimedia's per-client limit, one counter for both API hosts
+//   const wikipedia = createMediaWikiStandIn({ perMinute: limit }), wikidataApi = createMediaWikiStandIn({ perMinute: limit });
 //
 // Hostile answers for the limits of issue 33: `rows` answers that many bindings whatever the query's LIMIT (Infinity:
 // without end) and `pieces` writes them whole, one binding per chunk or one byte per chunk; `searchHits` answers that
@@ -135,15 +137,46 @@ export const createWdqsStandIn = ({
 };
 
 /**
- * The MediaWiki Action API (Wikipedia search and pages, Wikidata's wbgetentities). `lagSeconds(now)` is the
+ * Wikimedia's API request limit per client and minute, counted across its projects (2026: 10 for a client known only
+ * by its IP, 200 with a contact in its User-Agent, 200–2,000 authenticated). One limit is shared by the stand-ins of
+ * every MediaWiki host it is given to. Over it a request is answered 429 with a Retry-After (until enough of the
+ * minute's requests have left the window), and a request arriving inside a Retry-After is counted as a breach.
+ */
+export const createPerMinuteLimit = (limit, { now = () => Date.now() } = {}) => {
+  const admitted = [];
+  let retryUntil = 0;
+  const s = { admitted: 0, overBudget: 0, insideRetryAfter: 0, peakPerMinute: 0 };
+  return {
+    /** Counts one request at `t`: undefined when it is within the limit, else the Retry-After (seconds) to answer with. */
+    take(t = now()) {
+      while (admitted.length && admitted[0] <= t - MINUTE) admitted.shift();
+      if (t < retryUntil) s.insideRetryAfter++;
+      if (admitted.length >= limit) {
+        s.overBudget++;
+        const seconds = Math.max(1, Math.ceil((admitted[0] + MINUTE - t) / 1000));
+        retryUntil = Math.max(retryUntil, t + seconds * 1000);
+        return seconds;
+      }
+      admitted.push(t);
+      s.admitted++;
+      s.peakPerMinute = Math.max(s.peakPerMinute, admitted.length);
+      return undefined;
+    },
+    stats: () => ({ ...s, limit }),
+  };
+};
+
+/**
+ * The MediaWiki Action API (Wikipedia search and pages, Wikidata's wbgetentities). `perMinute` (createPerMinuteLimit)
+ * enforces Wikimedia's per-client request limit, shared with the other hosts given the same one. `lagSeconds(now)` is the
  * replication lag: a request whose `maxlag` is below it gets MediaWiki's maxlag error with Retry-After (and a request
  * inside that window is counted as a breach). It also counts requests without maxlag or a descriptive User-Agent,
  * and the most requests it served at once (the etiquette asks for one at a time).
  */
-export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds = 5, latencyMs = 10, now = () => Date.now(), searchHits = 1, extraEntities = 0 } = {}) => {
+export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds = 5, latencyMs = 10, now = () => Date.now(), searchHits = 1, extraEntities = 0, perMinute, answer: custom } = {}) => {
   let retryUntil = 0;
   let inflight = 0;
-  const s = { requests: 0, maxlagAnswers: 0, insideRetryAfter: 0, withoutMaxlag: 0, withoutUserAgent: 0, withoutContact: 0, peakConcurrency: 0, distinct: new Set() };
+  const s = { requests: 0, maxlagAnswers: 0, tooMany: 0, insideRetryAfter: 0, withoutMaxlag: 0, withoutUserAgent: 0, withoutContact: 0, peakConcurrency: 0, distinct: new Set() };
   /** The query string of every request, and of every request answered, in order. */
   const received = [];
   const answered = [];
@@ -182,6 +215,11 @@ export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds
       s.distinct.add(url.search);
       received.push(url.search);
       if (t < retryUntil) s.insideRetryAfter++;
+      const over = perMinute?.take(t);
+      if (over !== undefined) {
+        s.tooMany++;
+        return json({ error: { code: 'ratelimited', info: 'You have exceeded your rate limit. Please wait some time and try again.' } }, 429, { 'retry-after': String(over) });
+      }
       const maxlag = url.searchParams.get('maxlag');
       if (maxlag === null) s.withoutMaxlag++;
       const lag = lagSeconds(t);
@@ -195,7 +233,7 @@ export const createMediaWikiStandIn = ({ lagSeconds = () => 0, retryAfterSeconds
           { 'retry-after': String(retryAfterSeconds), 'x-database-lag': String(lag), 'mediawiki-api-error': 'maxlag' },
         );
       }
-      const res = json(answer(url.searchParams));
+      const res = (await custom?.(url.searchParams)) ?? json(answer(url.searchParams));
       answered.push(url.search);
       return res;
     } finally {

@@ -41,16 +41,16 @@ const KG_CONCURRENCY = 4;
 
 /** The politeness gate of the KG host (one Durable Object per host, shared by every run), for liveHttp's `gateFor`. */
 export const kgGateFor = (
-  config: Pick<Config, 'CRAG_API_URL' | 'POLITENESS' | 'POLITENESS_MAX_WAIT_MS'>,
+  config: Pick<Config, 'CRAG_API_URL' | 'POLITENESS' | 'POLITENESS_MAX_WAIT_MS' | 'POLITENESS_MAX_BACKOFF_MS'>,
   ns: GateNamespace,
   caller: GateCaller,
   requestTimeoutMs: number,
 ): ((url: URL) => GateClient | undefined) => {
   const host = new URL(config.CRAG_API_URL!).host;
-  const policy: GatePolicy = { concurrency: KG_CONCURRENCY, leaseMs: requestTimeoutMs + 5_000, enforce: config.POLITENESS !== 'off' };
+  const policy: GatePolicy = { concurrency: KG_CONCURRENCY, leaseMs: requestTimeoutMs + 5_000, maxBackoffMs: config.POLITENESS_MAX_BACKOFF_MS, enforce: config.POLITENESS !== 'off' };
   const backend = ns.get(ns.idFromName(`host:${host}`));
   return (url) =>
-    url.host === host ? { backend, policy, host, maxWaitMs: config.POLITENESS_MAX_WAIT_MS, signal: caller.signal, onWait: caller.onWait } : undefined;
+    url.host === host ? { backend, policy, host, maxWaitMs: config.POLITENESS_MAX_WAIT_MS, signal: caller.signal, onWait: caller.onWait, party: caller.party } : undefined;
 };
 
 /** Where no knowledge API is configured: every call is refused, nothing is sent. */

@@ -3,7 +3,8 @@ import { propertiesOf, toEntityId } from '../shared/entities';
 import { finishResults, prepareQuery } from '../sparql/prepare';
 import { EvidenceError, type EntityLabel, type Evidence, type Page, type PageSection, type SparqlResults } from '../types';
 import { processPage } from '../../web';
-import { liveHttp, type HttpOptions } from './http';
+import { liveHttp, type Expect, type HttpOptions } from './http';
+import { isWikimediaHost } from './wikimedia';
 
 export const USER_AGENT = 'humaniq-answers/0.1 (factual question answering over Wikipedia and Wikidata; Cloudflare Worker)';
 
@@ -14,13 +15,11 @@ export const USER_AGENT = 'humaniq-answers/0.1 (factual question answering over 
  */
 export const wikimediaUserAgent = (contact?: string) => (contact ? USER_AGENT.replace('(', `(${contact}; `) : USER_AGENT);
 
-const WIKIMEDIA_HOST = /(^|\.)(wikipedia|wikidata|wikimedia|mediawiki)\.org$/;
-
 type Endpoints = Pick<Config, 'WIKIPEDIA_API_URL' | 'WIKIDATA_SPARQL_URL' | 'WIKIDATA_API_URL'>;
 
 /** The configured live endpoints that are Wikimedia's own services (not a mirror), by host. */
 export const wikimediaHosts = (config: Endpoints): string[] =>
-  [config.WIKIPEDIA_API_URL, config.WIKIDATA_SPARQL_URL, config.WIKIDATA_API_URL].map((u) => new URL(u).host).filter((h) => WIKIMEDIA_HOST.test(h));
+  [config.WIKIPEDIA_API_URL, config.WIKIDATA_SPARQL_URL, config.WIKIDATA_API_URL].map((u) => new URL(u).host).filter(isWikimediaHost);
 
 export type LiveOptions = Partial<Omit<HttpOptions, 'endpoints'>> & {
   maxRows?: number;
@@ -116,14 +115,15 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
   // Non-interactive clients are asked to send maxlag, so a lagging wiki sheds them first.
   const lag: Record<string, string> = options.maxlag ? { maxlag: String(options.maxlag) } : {};
 
-  const mw = (params: Record<string, string>) => {
+  // Each call names the member its answer must have: a MediaWiki `error` body or another shape is an error, never cached.
+  const mw = (params: Record<string, string>, expect: Expect) => {
     const url = new URL(config.WIKIPEDIA_API_URL);
     for (const [k, v] of Object.entries({ ...params, format: 'json', formatversion: '2', ...lag })) url.searchParams.set(k, v);
-    return http.getJson(url);
+    return http.getJson(url, undefined, expect);
   };
 
   const queryPage = async (title: string, props: Record<string, string>): Promise<QueryPage | null> => {
-    const data = (await mw({ action: 'query', titles: title.trim(), redirects: '1', ...props })) as { query?: { pages?: QueryPage[] } };
+    const data = (await mw({ action: 'query', titles: title.trim(), redirects: '1', ...props }, 'query')) as { query?: { pages?: QueryPage[] } };
     const page = data.query?.pages?.[0];
     return !page || page.missing || page.invalid ? null : page;
   };
@@ -135,7 +135,7 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
    */
   const pageTables = async (title: string): Promise<string[]> => {
     try {
-      const data = (await mw({ action: 'parse', page: title, prop: 'text', redirects: '1', disableeditsection: '1', disabletoc: '1' })) as {
+      const data = (await mw({ action: 'parse', page: title, prop: 'text', redirects: '1', disableeditsection: '1', disabletoc: '1' }, 'parse')) as {
         parse?: { text?: unknown };
       };
       const html = data.parse?.text;
@@ -151,7 +151,7 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
     kind: 'live',
     async search(query, limit = 5) {
       const asked = Math.min(Math.max(1, limit), 20);
-      const data = (await mw({ action: 'query', list: 'search', srsearch: query, srlimit: String(asked), srprop: 'snippet' })) as { query?: { search?: unknown } };
+      const data = (await mw({ action: 'query', list: 'search', srsearch: query, srlimit: String(asked), srprop: 'snippet' }, 'query')) as { query?: { search?: unknown } };
       return searchHits(data.query?.search, asked).map((h) => ({ ...h, url: pageUrl(h.title) }));
     },
     async page(title): Promise<Page | null> {
@@ -174,8 +174,8 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
       if (prepared.text.length < 6_000) {
         url.searchParams.set('query', prepared.text);
         url.searchParams.set('format', 'json');
-        data = await http.getJson(url, accept);
-      } else data = await http.postFormJson(url, { query: prepared.text, format: 'json' }, accept);
+        data = await http.getJson(url, accept, 'sparql');
+      } else data = await http.postFormJson(url, { query: prepared.text, format: 'json' }, accept, 'sparql');
       if (!isResults(data)) throw new EvidenceError('The query service sent no SPARQL results.', 'upstream');
       return finishResults(data, maxBytes, prepared.rows);
     },
@@ -186,7 +186,7 @@ export const createLiveEvidence = (config: Endpoints, options: LiveOptions = {})
         const url = new URL(config.WIKIDATA_API_URL);
         const params = { action: 'wbgetentities', ids: clean.slice(i, i + 50).join('|'), props: 'labels|descriptions', languages: language, format: 'json', ...lag };
         for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-        const data = (await http.getJson(url)) as {
+        const data = (await http.getJson(url, undefined, 'entities')) as {
           entities?: Record<string, { missing?: string; labels?: Record<string, { value: string }>; descriptions?: Record<string, { value: string }> }>;
         };
         // Only the entities asked for, however many came: a mirror may add thousands.

@@ -1,5 +1,5 @@
 import { sleep } from '../retry';
-import { tooLongNote, waitNote, type GateBackend, type GatePolicy, type GateReport, type WaitReason } from './policy';
+import { tooLongNote, waitNote, type GateBackend, type GateHold, type GateParty, type GatePolicy, type GateReport, type WaitReason } from './policy';
 
 /** The POLITENESS_GATE binding, seen only through what the gate answers (one object per host, or per model server and model). */
 export interface GateNamespace {
@@ -19,6 +19,8 @@ export interface GateClient {
   signal?: AbortSignal;
   /** Told once per request that had to wait, with a sentence for the run's trace. */
   onWait?: (note: string, ms: number) => void;
+  /** Whose request this is (key and run): a gate serves those it holds in turn, key by key, then run by run. */
+  party?: GateParty;
 }
 
 export type Pass =
@@ -52,7 +54,7 @@ export const throughGate = async (client: GateClient, cacheKey?: string): Promis
   let held = 0;
   for (;;) {
     client.signal?.throwIfAborted();
-    const admission = await client.backend.enter(client.policy, cacheKey);
+    const admission = await client.backend.enter(client.policy, cacheKey, client.party);
     const waited = Date.now() - started;
     if (admission.kind === 'granted') held += admission.heldMs ?? 0;
     if (admission.kind !== 'wait') {
@@ -69,11 +71,25 @@ export const throughGate = async (client: GateClient, cacheKey?: string): Promis
     // The most telling reason wins for the note: a back-off over a budget over a busy slot.
     if (!reason || rank(admission.reason) > rank(reason)) [reason, detail] = [admission.reason, admission.detail];
     if (waited + admission.ms > client.maxWaitMs) {
-      throw new GateWaitTooLong(tooLongNote(client.host, admission.ms, client.maxWaitMs, admission.reason, admission.detail));
+      throw new GateWaitTooLong(tooLongNote(client.host, admission.ms, waited, client.maxWaitMs, admission.reason, admission.detail));
     }
     if (admission.ms > 0) await sleep(admission.ms, client.signal);
   }
 };
 
-const RANK: Record<WaitReason, number> = { busy: 0, 'same-request': 1, 'query-time': 2, errors: 3, backoff: 4 };
+const RANK: Record<WaitReason, number> = { busy: 0, 'same-request': 1, requests: 2, 'query-time': 3, errors: 4, backoff: 5 };
 const rank = (r: WaitReason) => RANK[r];
+
+/** How long /healthz waits for a gate's answer: a busy gate must not make the health check slow. */
+const HOLD_QUESTION_MS = 500;
+
+/** How much longer a gate holds its host back, or undefined when the gate does not answer at once. */
+export const askHold = async (backend: GateBackend, policy: GatePolicy): Promise<GateHold | undefined> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), HOLD_QUESTION_MS)));
+  try {
+    return await Promise.race([backend.holding(policy).catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
