@@ -24,7 +24,7 @@ export interface LiveDeltas {
   send(delta: Delta): void;
 }
 
-/** At most one frame per call this often (the first at once), unless this many characters wait: a 1-byte-chunk model cannot flood. */
+/** At most one batch per call this often (the first at once), unless this many characters wait: a 1-byte-chunk model cannot flood; a frame holds at most this many characters. */
 export const DELTA_INTERVAL_MS = 50;
 export const DELTA_MAX_CHARS = 1_024;
 
@@ -36,11 +36,13 @@ export const DELTA_MAX_CHARS = 1_024;
 export const coalescer = (emit: (text: string) => void, intervalMs = DELTA_INTERVAL_MS, maxChars = DELTA_MAX_CHARS) => {
   let waiting = '';
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // A piece of any size (a model that writes its whole reply at once) goes out as frames of at most `maxChars`, so a
+  // stream's backlog is counted in small units and a slow reader is skipped whole frames, never a giant one.
   const send = () => {
     if (!waiting) return false;
     const text = waiting;
     waiting = '';
-    emit(text);
+    for (let at = 0; at < text.length; at += maxChars) emit(text.slice(at, at + maxChars));
     return true;
   };
   // While the interval runs, pieces wait; when it ends with something waiting, that goes and a new interval starts.
