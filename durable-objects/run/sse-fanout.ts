@@ -29,6 +29,8 @@ interface Subscriber {
   rest?: Uint8Array;
   /** The run has ended: close once everything stored was written. */
   closing: boolean;
+  /** Deltas were skipped for it since the last one it got: the next one says so. */
+  missed?: boolean;
 }
 
 /**
@@ -78,15 +80,20 @@ export class SseFanout {
     for (const sub of this.subscribers) this.pump(sub);
   }
 
-  /** A piece of a model call's reply, to every subscriber that is up to date and reading. */
+  /** A piece of a model call's reply, to every subscriber that is up to date and reading; the first after a gap says so. */
   delta(delta: Delta) {
     let frame: Uint8Array | undefined;
     if (this.subscribers.size === 0) return;
     const latest = (this.latest ??= this.stored.lastId());
     for (const sub of this.subscribers) {
       frame ??= sseDelta(delta);
-      if (sub.closing || sub.rest || sub.unread + frame.length > MAX_UNREAD_FOR_DELTAS || sub.cursor < latest) continue;
-      this.write(sub, frame);
+      if (sub.closing) continue;
+      if (sub.rest || sub.unread + frame.length > MAX_UNREAD_FOR_DELTAS || sub.cursor < latest) {
+        sub.missed = true;
+        continue;
+      }
+      this.write(sub, sub.missed ? sseDelta({ ...delta, skipped: true }) : frame);
+      sub.missed = false;
     }
   }
 

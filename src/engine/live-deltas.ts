@@ -12,6 +12,8 @@ export interface Delta {
   answer?: true;
   /** The provider retried the call: its text so far does not count, this delta starts it anew. */
   retry?: true;
+  /** Set per stream: live text before this piece was not sent to this stream (its reader fell behind). */
+  skipped?: true;
   text: string;
 }
 
