@@ -7,6 +7,7 @@
 //   npm run bench:hostile -- requests     # one group: requests (pages, sandbox, bodies, auth), sparql, sandbox-cpu
 //                                         # (built-ins in model-written code), archives, live, clients (dropped bodies,
 //                                         # resets), origins (other sites' pages), deadline (tools) or model
+//                                         # readers (clients that never read), cancels (MCP calls let go), hidden-text
 //
 // A group is { run({ url, pid, stub, key }) → rows (shape in measure.mjs), setup?() → { vars, close } }. The
 // requests, sparql, sandbox-cpu, archives and clients groups share one dev server; live (setup: a hostile Wikimedia stand-in), origins (an
@@ -21,6 +22,8 @@ import { clientsGroup, deadlineGroup, originsGroup } from './clients.mjs';
 import { liveGroup } from './live.mjs';
 import { modelGroup } from './model.mjs';
 import { printRows } from './measure.mjs';
+import { cancelsGroup, readersGroup } from './readers.mjs';
+import { hiddenTextGroup } from './hidden-text.mjs';
 import { runRequestCases } from './requests.mjs';
 import { runSandboxCpuCases } from './sandbox-cpu.mjs';
 import { runSparqlCases, workerdPid } from './sparql.mjs';
@@ -37,6 +40,7 @@ const GROUPS = {
   origins: originsGroup,
   deadline: deadlineGroup,
   model: modelGroup,
+  readers: readersGroup, cancels: cancelsGroup, 'hidden-text': hiddenTextGroup,
 };
 const wanted = process.argv.slice(2).filter((a) => GROUPS[a]);
 const key = { value: `bench-${crypto.randomUUID()}`, limit: 120 };
@@ -60,6 +64,7 @@ try {
     const own = batch[0][1].setup ? await batch[0][1].setup() : { vars: {}, close: async () => {} };
     const dev = await startDev({
       ports: ports && [ports[1], ports[2]],
+      ...(process.env.BENCH_STATE_DIR ? { stateDir: process.env.BENCH_STATE_DIR } : {}),
       vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', API_KEYS: key.value, RATE_LIMIT_PER_MINUTE: String(key.limit), ...own.vars },
     });
     devUrl = dev.url;

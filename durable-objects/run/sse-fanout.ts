@@ -84,7 +84,7 @@ export class SseFanout {
   delta(delta: Delta) {
     let frame: Uint8Array | undefined;
     if (this.subscribers.size === 0) return;
-    const latest = (this.latest ??= this.stored.lastId());
+    const latest = this.lastStored();
     for (const sub of this.subscribers) {
       frame ??= sseDelta(delta);
       if (sub.closing) continue;
@@ -109,7 +109,8 @@ export class SseFanout {
   private pump(sub: Subscriber) {
     while (this.subscribers.has(sub) && sub.unread < MAX_UNREAD_BYTES) {
       if (!sub.rest) {
-        const next = this.next(sub.cursor);
+        // Up to date: nothing to read back from storage (asking it at every write costs native memory).
+        const next = sub.cursor < this.lastStored() ? this.next(sub.cursor) : undefined;
         if (!next) {
           if (sub.closing) this.drop(sub, true);
           return;
@@ -121,6 +122,10 @@ export class SseFanout {
       sub.rest = sub.rest.length > SLICE_BYTES ? sub.rest.subarray(SLICE_BYTES) : undefined;
       this.write(sub, piece);
     }
+  }
+
+  private lastStored(): number {
+    return (this.latest ??= this.stored.lastId());
   }
 
   /** The frame of the first stored event after `after`: shared when it is recent, else read back from storage. */
