@@ -17,13 +17,13 @@ const prose = '<p>The Aldwater is a river in the northern hills. It flows east f
 const says = (inner) => `<p>The Aldwater rises from the ${inner} spring.</p>`;
 
 const cases = [
-  ['display:none (issue)', `<div style="display:none">${says('Quendrith')}</div>`],
-  ['the hidden attribute (issue)', `<div hidden>${says('Quendrith')}</div>`],
-  ['<template> (issue)', `<template>${says('Quendrith')}</template>`],
-  ['font-size:0 (issue)', says('<span style="font-size:0">Quendrith</span>')],
-  ["a rule of the page's own <style>", `<style>.n{visibility:hidden}</style><div class="n">${says('Quendrith')}</div>`],
-  ['none: Quen<b>dri</b>th, one word on screen (issue; verified)', says('Quen<b>dri</b>th')],
-  ['4 MB page: 20,000 hidden copies, then the split word (verified)', `${`<div style="display:none">${says('Quendrith')}${prose}</div>`.repeat(20_000)}${says('Quen<i>dri</i>th')}`],
+  ['page: answer only in display:none text (issue)', `<div style="display:none">${says('Quendrith')}</div>`],
+  ['page: answer only under the hidden attribute (issue)', `<div hidden>${says('Quendrith')}</div>`],
+  ['page: answer only in a <template> (issue)', `<template>${says('Quendrith')}</template>`],
+  ['page: answer only in font-size:0 text (issue)', says('<span style="font-size:0">Quendrith</span>')],
+  ["page: answer only under a rule of the page's own <style>", `<style>.n{visibility:hidden}</style><div class="n">${says('Quendrith')}</div>`],
+  ['page: answer written Quen<b>dri</b>th, one word on screen (issue)', says('Quen<b>dri</b>th')],
+  ['page: 4 MB, 20,000 hidden copies of the answer, then the split word', `${`<div style="display:none">${says('Quendrith')}${prose}</div>`.repeat(20_000)}${says('Quen<i>dri</i>th')}`],
 ];
 
 const verdictOf = async (url, html) => {
@@ -45,7 +45,7 @@ export const hiddenTextGroup = {
     const rows = [];
     for (const [name, html] of cases) {
       const m = await measureCase({ url, pid, reference: normal(url), work: () => verdictOf(url, html), next: nextWorks(url) });
-      rows.push({ name: `page: answer hidden by ${name}`.replace('hidden by none: ', 'written '), ...m, output: m.result });
+      rows.push({ name, ...m, output: m.result });
       console.error(`  ${name}: ${m.answerMs.toFixed(0)} ms, /healthz ≤ ${m.healthMaxMs.toFixed(0)} ms: ${m.result}`);
     }
     await stub.setScript({});
