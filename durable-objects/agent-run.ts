@@ -35,7 +35,7 @@ const visibleTo = (meta: RunMeta, caller: string | undefined) => caller === unde
  */
 export class AgentRun extends DurableObject<Env> {
   private readonly store: RunStore;
-  private readonly fanout = new SseFanout();
+  private readonly fanout: SseFanout;
   private readonly ledger: RunLedger;
   private readonly evidence: RunEvidence;
   private readonly stepper: Stepper;
@@ -43,6 +43,7 @@ export class AgentRun extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new RunStore(ctx.storage);
+    this.fanout = new SseFanout(this.store);
     const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
     this.ledger = new RunLedger(this.store, this.fanout, ctx.storage, () => this.env.DB, {
       traceId: (runId) => traceIdFor(this.config(), runId),
@@ -188,15 +189,11 @@ export class AgentRun extends DurableObject<Env> {
     return this.stream(Math.max(0, Number(url.searchParams.get('after') ?? '0') || 0));
   }
 
-  /** The stored events after `after`, then the live ones until the run ends. */
+  /** The stored events after `after`, then the live ones until the run ends, at the pace its reader reads. */
   private stream(after: number): Response {
     const meta = this.store.meta();
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const writer = writable.getWriter();
-    // Replay and subscribe without an await in between, so no event falls into a gap.
-    this.fanout.replay(writer, this.store.eventsAfter(after));
-    if (!meta || isTerminal(meta.status)) writer.close().catch(() => {});
-    else this.fanout.follow(writer, this.config().SSE_HEARTBEAT_MS);
+    this.fanout.subscribe(writable.getWriter(), after, !!meta && !isTerminal(meta.status), this.config().SSE_HEARTBEAT_MS);
     return new Response(readable, { headers: SSE_HEADERS });
   }
 

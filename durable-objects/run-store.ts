@@ -224,6 +224,11 @@ export class RunStore {
       .map((r) => ({ id: r.id, type: r.type, data: JSON.parse(r.data), at: r.at }) as RunEvent);
   }
 
+  /** The first event after `after` as stored (its data still JSON text): one row, for a stream catching up. */
+  nextAfter(after: number): { id: number; type: string; data: string } | undefined {
+    return this.storage.sql.exec<{ id: number; type: string; data: string }>('SELECT id, type, data FROM events WHERE id > ? ORDER BY id LIMIT 1', after).toArray()[0];
+  }
+
   lastId(): number {
     return this.storage.sql.exec<{ id: number | null }>('SELECT MAX(id) AS id FROM events').toArray()[0]?.id ?? 0;
   }

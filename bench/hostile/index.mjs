@@ -6,8 +6,10 @@
 //   npm run bench:hostile                 # all groups
 //   npm run bench:hostile -- requests     # one group: requests (pages, sandbox, bodies, auth), sparql, sandbox-cpu
 //                                         # (built-ins in model-written code), archives, live, clients (dropped bodies,
-//                                         # resets), origins (other sites' pages), deadline (tools), model or upstream
-//                                         # (every upstream's bodies in tiny pieces, lists longer than asked)
+//                                         # resets), origins (other sites' pages), deadline (tools), model, upstream
+//                                         # (every upstream's bodies in tiny pieces, lists longer than asked), gates
+//                                         # (holds, fairness, cached errors), readers (clients that never read), cancels
+//                                         # (MCP calls let go), hidden-text
 //
 // A group is { run({ url, pid, stub, key }) → rows (shape in measure.mjs), setup?() → { vars, close } }. The
 // requests, sparql, sandbox-cpu, archives and clients groups share one dev server; live (setup: a hostile Wikimedia stand-in), origins (an
@@ -22,6 +24,9 @@ import { clientsGroup, deadlineGroup, originsGroup } from './clients.mjs';
 import { liveGroup } from './live.mjs';
 import { modelGroup } from './model.mjs';
 import { printRows } from './measure.mjs';
+import { readersGroup } from './readers.mjs';
+import { cancelsGroup } from './cancels.mjs';
+import { hiddenTextGroup } from './hidden-text.mjs';
 import { runRequestCases } from './requests.mjs';
 import { runSandboxCpuCases } from './sandbox-cpu.mjs';
 import { runSparqlCases, workerdPid } from './sparql.mjs';
@@ -41,6 +46,7 @@ const GROUPS = {
   model: modelGroup,
   upstream: upstreamGroup,
   gates: (await import('./gates.mjs')).gatesGroup,
+  readers: readersGroup, cancels: cancelsGroup, 'hidden-text': hiddenTextGroup,
 };
 const wanted = process.argv.slice(2).filter((a) => GROUPS[a]);
 const key = { value: `bench-${crypto.randomUUID()}`, limit: 120 };

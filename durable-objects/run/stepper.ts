@@ -1,4 +1,5 @@
 import type { Config } from '../../src/config';
+import { renderContextPages } from '../../src/engine/attribution/context-documents';
 import { createRunContext } from '../../src/engine/context';
 import { forRequest, requestForStep } from '../../src/engine/conversation';
 import { CallsInFlight, type CallInFlight } from '../../src/engine/calls-in-flight';
@@ -213,6 +214,8 @@ export class Stepper {
       if (this.endedMeanwhile()) return;
       const outcome = { ...stepped, events: withNotes(stepped.events, notes) };
       const next: RunMeta = timed({ ...meta, state: outcome.state, usage, steps: meta.steps + 1 });
+      // Storing an answer verifies it against the supplied pages: read them as a reader sees them first, in slices.
+      if (outcome.events.some((e) => e.type === 'answer')) await renderContextPages(meta.request.context);
       if (outcome.done) {
         const ending = honestEnding(outcome.events);
         return void (await ledger.finish(next, ending.status, ending.events, config));

@@ -101,7 +101,7 @@ const answerRoute = createRoute({
   responses: {
     200: {
       description:
-        'the finished run, or its event stream (events run, thought, action, observation, answer, error, done; and, live only and without an id, delta: a piece of a model call\'s reply as it is written, `{call, purpose, answer?, retry?, text}`)',
+        'the finished run, or its event stream (events run, thought, action, observation, answer, error, done; and, live only and without an id, delta: a piece of a model call\'s reply as it is written, `{call, purpose, answer?, retry?, skipped?, text}`)',
       headers: replayHeaders,
       content: {
         'application/json': { schema: runSchema },

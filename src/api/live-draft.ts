@@ -26,6 +26,7 @@ export const liveDraft = () => {
     /** The panel text a delta adds (may be empty). */
     delta(d: Delta): string {
       let out = d.retry ? mark(`the ${d.purpose} call was retried: its text above does not count`) : '';
+      if (d.skipped) out += mark("some of the model's text was skipped here: this stream was read slower than it was written");
       if (!d.text) return out;
       if (d.call !== lastCall) {
         out += `${newLine()}Model (${d.purpose}): `;

@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { loadConfig } from '../config';
-import { runScope } from './auth';
+import { clientAddress, runScope } from './auth';
 import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
 import { type ApiEnv, errors } from './route-kit';
@@ -17,8 +17,17 @@ export const mcpRoutes = new Hono<ApiEnv>()
     const parsed: unknown = await c.req.json();
     const { handleMcpPost } = await import('../mcp/server');
     const config = loadConfig(c.env as unknown as Record<string, unknown>);
+    const { callerKey } = await import('../mcp/call-registry');
     const owner = runScope(c);
-    return handleMcpPost({ env: c.env, config, ...(owner ? { owner } : {}) }, c.req.raw, parsed);
+    const waitUntil = (p: Promise<unknown>) => {
+      try {
+        c.executionCtx.waitUntil(p);
+      } catch {
+        // Called without an execution context (a test calling the app directly): the promise simply runs.
+      }
+    };
+    const caller = { env: c.env, config, ...(owner ? { owner } : {}), callerKey: await callerKey(owner, clientAddress(c.req)), waitUntil };
+    return handleMcpPost(caller, c.req.raw, parsed);
   })
   .on(['GET', 'DELETE'], '/mcp', () => {
     throw new HttpError(405, 'method_not_allowed', 'this MCP server is stateless: send JSON-RPC messages with POST', { allow: 'POST' });

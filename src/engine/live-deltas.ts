@@ -12,6 +12,8 @@ export interface Delta {
   answer?: true;
   /** The provider retried the call: its text so far does not count, this delta starts it anew. */
   retry?: true;
+  /** Set per stream: live text before this piece was not sent to this stream (its reader fell behind). */
+  skipped?: true;
   text: string;
 }
 
@@ -27,6 +29,8 @@ export interface LiveDeltas {
 /** At most one frame per call this often (the first at once), unless this many characters wait: a 1-byte-chunk model cannot flood. */
 export const DELTA_INTERVAL_MS = 50;
 export const DELTA_MAX_CHARS = 1_024;
+/** One frame holds at most this much of a call's text: a stream's backlog is counted in frames this small. */
+export const DELTA_FRAME_CHARS = 8_192;
 
 /**
  * Hands a call's text on at most once every `intervalMs`: the first piece at once (the first token is what a reader
@@ -36,11 +40,13 @@ export const DELTA_MAX_CHARS = 1_024;
 export const coalescer = (emit: (text: string) => void, intervalMs = DELTA_INTERVAL_MS, maxChars = DELTA_MAX_CHARS) => {
   let waiting = '';
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // A piece of any size (a model that writes its whole reply at once) goes out as frames of at most
+  // `DELTA_FRAME_CHARS`, so a stream's backlog is counted in small units and a slow reader misses whole frames.
   const send = () => {
     if (!waiting) return false;
     const text = waiting;
     waiting = '';
-    emit(text);
+    for (let at = 0; at < text.length; at += DELTA_FRAME_CHARS) emit(text.slice(at, at + DELTA_FRAME_CHARS));
     return true;
   };
   // While the interval runs, pieces wait; when it ends with something waiting, that goes and a new interval starts.

@@ -7,6 +7,9 @@ const encoder = new TextEncoder();
 export const sseFrame = (event: RunEvent): Uint8Array =>
   encoder.encode(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
 
+/** The same frame from an event as stored (its data already JSON text): a subscriber catching up from storage. */
+export const sseStoredFrame = (id: number, type: string, data: string): Uint8Array => encoder.encode(`id: ${id}\nevent: ${type}\ndata: ${data}\n\n`);
+
 /** A live delta has no id: it is never stored, so a client's Last-Event-ID stays on the last stored event. */
 export const sseDelta = (delta: Delta): Uint8Array => encoder.encode(`event: delta\ndata: ${JSON.stringify(delta)}\n\n`);
 

@@ -39,6 +39,10 @@ export interface AnswerCall {
   progressToken?: string | number;
   notify: (notification: ServerNotification) => Promise<void>;
   signal: AbortSignal;
+  /** Keeps work going after the client has gone (the Worker's `waitUntil`). */
+  waitUntil?: (p: Promise<unknown>) => void;
+  /** Records the call's run while it runs, so a later `notifications/cancelled` can find it (call-registry.ts). */
+  track?: (runId: string) => Promise<{ ended(): Promise<void> }>;
 }
 
 const progressMessage = (type: string, data: Record<string, unknown>): string | undefined => {
@@ -113,9 +117,16 @@ export const callAnswerTool = async (call: AnswerCall): Promise<CallToolResult> 
     throw err;
   }
   const { runId, stub, events } = started;
-  // The client cancelled the request: the run ends too, as DELETE /v1/runs/{id} would end it.
-  const onAbort = () => void stub.cancel(call.owner).catch(() => {});
+  // The client cancelled the request or went away: the run ends too, as DELETE /v1/runs/{id} would end it. A client
+  // that left has ended its request, and only work handed to waitUntil goes on after that: the call is kept open
+  // there until it ends or its cancel is through.
+  let cancelling: Promise<unknown> | undefined;
+  const onAbort = () => void (cancelling ??= stub.cancel(call.owner).catch(() => {}));
+  let release = () => {};
+  call.waitUntil?.(new Promise<void>((r) => (release = r)).then(() => cancelling));
   call.signal.addEventListener('abort', onAbort, { once: true });
+  if (call.signal.aborted) onAbort();
+  const tracked = await call.track?.(runId).catch(() => undefined);
   try {
     // A broken stream (the object restarted) only stops the progress; the result still comes from the run itself.
     await follow(call, (events ?? (await runEvents(stub, 0).catch(() => null)))?.body ?? null).catch(() => {});
@@ -134,5 +145,7 @@ export const callAnswerTool = async (call: AnswerCall): Promise<CallToolResult> 
     return { content: [{ type: 'text', text }], structuredContent: structured, ...(view.answer === null ? { isError: true } : {}) };
   } finally {
     call.signal.removeEventListener('abort', onAbort);
+    await tracked?.ended().catch(() => {});
+    release();
   }
 };

@@ -28,9 +28,10 @@ export const draftProgress = (now: () => number = Date.now) => {
     /** The messages to send now for this delta (often none: its text waits). */
     delta(d: Delta): string[] {
       // Another call's text (or a retry's) never joins what waits, and its first piece goes at once.
-      const fresh = d.call !== call?.call || d.retry === true;
+      const fresh = d.call !== call?.call || d.retry === true || d.skipped === true;
       const out = fresh ? flush() : [];
       if (d.retry) out.push(`(the ${d.purpose} call was retried: its text so far does not count)`);
+      if (d.skipped) out.push("(some of the model's text was skipped here: the run's stream was read slower than it was written)");
       call = d;
       waiting += d.text;
       if (fresh || waiting.length >= DRAFT_WAIT_CHARS || now() - lastSentAt >= DRAFT_INTERVAL_MS) out.push(...flush());

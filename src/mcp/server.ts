@@ -3,7 +3,10 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Config } from '../config';
+import { runStub } from '../api/run-stub';
 import { callAnswerTool, describeAnswerTool } from './answer-tool';
+import { boundedMcpResponse } from './bounded-stream';
+import { callRegistry } from './call-registry';
 import { callEvidenceTool, describeEvidenceTools, evidenceTools } from './evidence-tools';
 
 /**
@@ -28,9 +31,28 @@ export interface McpCaller {
   config: Config;
   /** The run owner (key hash), as for /v1 routes; undefined on an open server. */
   owner?: string;
+  /** Who calls, for finding a call that a later `notifications/cancelled` names (call-registry.ts). */
+  callerKey: string;
+  /** The Worker's `waitUntil`: a call whose client left still cancels its run. */
+  waitUntil?: (p: Promise<unknown>) => void;
 }
 
-const buildServer = (caller: McpCaller) => {
+/**
+ * A progress token comes back in every progress notification of its call, so its size multiplies: a 60,000-character
+ * token on a long run made a 93 MB response. Clients use small numbers or UUIDs (36 characters).
+ */
+export const MAX_PROGRESS_TOKEN_CHARS = 256;
+
+const checkProgressToken = (token: unknown) => {
+  if (typeof token !== 'string' || token.length <= MAX_PROGRESS_TOKEN_CHARS) return;
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    `_meta.progressToken is ${token.length} characters; at most ${MAX_PROGRESS_TOKEN_CHARS} are accepted (it is repeated in every progress notification): use a number or a UUID`,
+  );
+};
+
+/** `clientGone` is aborted when the POST's client goes away: its `answer` calls then cancel their runs. */
+const buildServer = (caller: McpCaller, clientGone: AbortSignal) => {
   const server = new Server(
     { name: 'humaniq-answers', version: VERSION },
     {
@@ -44,6 +66,7 @@ const buildServer = (caller: McpCaller) => {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...describeEvidenceTools(), describeAnswerTool()] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
+    checkProgressToken(request.params._meta?.progressToken);
     if (name === 'answer') {
       return callAnswerTool({
         env: caller.env,
@@ -51,7 +74,10 @@ const buildServer = (caller: McpCaller) => {
         args,
         ...(request.params._meta?.progressToken !== undefined ? { progressToken: request.params._meta.progressToken } : {}),
         notify: (n) => extra.sendNotification(n),
-        signal: extra.signal,
+        // Cancelled by a `notifications/cancelled` in this POST (the SDK's signal), or the client left.
+        signal: AbortSignal.any([extra.signal, clientGone]),
+        ...(caller.waitUntil ? { waitUntil: caller.waitUntil } : {}),
+        track: (runId) => callRegistry(caller.env.DB, caller.callerKey).started(extra.requestId, runId),
       });
     }
     const tool = evidenceTools().find((t) => t.name === name);
@@ -61,10 +87,37 @@ const buildServer = (caller: McpCaller) => {
   return server;
 };
 
-/** Answers one MCP POST whose JSON body was already read and parsed under the API's limits. */
+/** The JSON-RPC ids that a message (or a batch) cancels with `notifications/cancelled`. */
+const cancelledIds = (body: unknown): Array<string | number> =>
+  (Array.isArray(body) ? body : [body]).flatMap((m) => {
+    const msg = m as { method?: unknown; params?: { requestId?: unknown } } | null;
+    const id = msg?.params?.requestId;
+    return msg?.method === 'notifications/cancelled' && (typeof id === 'string' || typeof id === 'number') ? [id] : [];
+  });
+
+/**
+ * A `notifications/cancelled` names a call made in an earlier POST, which this fresh server never saw: its run is
+ * found in the registry and cancelled as DELETE /v1/runs/{id} would (the call itself then ends with that run).
+ */
+const cancelNamedCalls = async (caller: McpCaller, body: unknown) => {
+  for (const id of cancelledIds(body).slice(0, 16)) {
+    const runs = await callRegistry(caller.env.DB, caller.callerKey).runsOf(id).catch(() => []);
+    await Promise.all(runs.map((runId) => runStub(caller.env, runId).cancel(caller.owner).catch(() => {})));
+  }
+};
+
+/**
+ * Answers one MCP POST whose JSON body was already read and parsed under the API's limits. The response streams
+ * through a bounded backlog (bounded-stream.ts); the client going away (the response cancelled, or the request's own
+ * signal) cancels the `answer` runs of this POST.
+ */
 export const handleMcpPost = async (caller: McpCaller, request: Request, parsedBody: unknown): Promise<Response> => {
-  const server = buildServer(caller);
+  await cancelNamedCalls(caller, parsedBody);
+  const gone = new AbortController();
+  const leave = () => gone.abort(new Error('the MCP client went away'));
+  request.signal?.addEventListener('abort', leave, { once: true });
+  const server = buildServer(caller, gone.signal);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   await server.connect(transport);
-  return transport.handleRequest(request, { parsedBody });
+  return boundedMcpResponse(await transport.handleRequest(request, { parsedBody }), leave);
 };

@@ -1,4 +1,10 @@
-/** Which elements are page furniture rather than content. Decided per element from its tag and attributes only. */
+import type { HidingSheet } from './hiding-sheet';
+import { hiddenReason } from './visibility';
+
+/**
+ * Which elements are page furniture rather than content, or not seen at all (visibility.ts). Decided per element
+ * from its tag, its attributes and the page's own hiding rules read so far.
+ */
 
 /** Content never lives inside these. */
 export const SKIP_TAGS = new Set([
@@ -25,8 +31,6 @@ const FURNITURE_WORDS = new Set([
 // Wrappers whose class lists describe the page layout ("page-with-sidebar"), not furniture.
 const NEVER_BY_CLASS = new Set(['html', 'body', 'main', 'article']);
 
-const HIDDEN_STYLE = /display\s*:\s*none|visibility\s*:\s*hidden/i;
-
 export type SkipReason = 'tag' | 'hidden' | 'role' | 'class' | undefined;
 
 // One regex over the raw attribute: a furniture word as a whole segment between spaces, '-' or '_'.
@@ -34,12 +38,13 @@ const FURNITURE_RE = new RegExp(`(?:^|[\\s_-])(?:${[...FURNITURE_WORDS].join('|'
 
 const hasFurnitureWord = (value: string): boolean => FURNITURE_RE.test(value);
 
-/** Why this element's whole subtree is dropped, or undefined to keep it. */
-export const skipReason = (name: string, attribs: Record<string, string>, useClassHeuristics: boolean): SkipReason => {
+/**
+ * Why this element's whole subtree is dropped, or undefined to keep it. `aria-hidden` text is seen (it verifies an
+ * answer, rendered-text.ts) but dropped here as decoration: icons, and visual duplicates of a spoken label.
+ */
+export const skipReason = (name: string, attribs: Record<string, string>, useClassHeuristics: boolean, sheet?: HidingSheet): SkipReason => {
   if (SKIP_TAGS.has(name)) return 'tag';
-  if ('hidden' in attribs || attribs['aria-hidden'] === 'true') return 'hidden';
-  const style = attribs.style;
-  if (style && HIDDEN_STYLE.test(style)) return 'hidden';
+  if (hiddenReason(name, attribs, sheet) || attribs['aria-hidden'] === 'true') return 'hidden';
   const role = attribs.role;
   if (role && SKIP_ROLES.has(role.toLowerCase())) return 'role';
   if (useClassHeuristics && !NEVER_BY_CLASS.has(name)) {

@@ -1,14 +1,10 @@
+import { BLOCK_TAGS } from './blocks';
 import { skipReason } from './boilerplate';
 import { collapseWhitespace } from './clean-text';
-import { mergeTables, parseSpan, tableAsText, tableToMarkdown, type MarkdownTable, type RawRow, type RawTable, type TableOptions } from './table';
+import type { MarkdownTable, TableOptions } from './table';
+import { tableCollector } from './table-collector';
 import { buildTree, buildTreeAsync, type TreeHandler, type TreeLimits, type TreeReport } from './tree-builder';
-
-/** Elements whose edges end a run of text: their content is a block of its own. */
-const BLOCK_TAGS = new Set([
-  'address', 'article', 'blockquote', 'body', 'br', 'caption', 'center', 'dd', 'details', 'div', 'dl', 'dt',
-  'fieldset', 'figcaption', 'figure', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'html', 'li', 'main', 'ol', 'p',
-  'pre', 'section', 'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
-]);
+import { skippedSubtrees } from './visibility';
 
 /** Containers judged as a whole for link density (menus are lists or divs of links). */
 const CONTAINER_TAGS = new Set(['ul', 'ol', 'dl', 'div', 'section', 'p', 'td']);
@@ -23,9 +19,6 @@ export interface ExtractOptions {
   limits: TreeLimits;
 }
 
-// A table inside a table is layout; each level re-reads the text of the levels inside it, so the levels are capped.
-const MAX_TABLE_DEPTH = 8;
-
 export interface Extracted {
   title: string;
   /** Paragraph-like runs of text in reading order. */
@@ -39,138 +32,38 @@ export interface Extracted {
 }
 
 interface Frame {
-  name: string;
+  /** Left out with its subtree (furniture, or not seen: skippedSubtrees). */
   skipping: boolean;
-  /** This element started an entry of the table stack. */
+  /** This element started a table (tableCollector). */
   table?: boolean;
+  /** Where the page stood when this container opened, to judge it as a menu when it closes. */
   container?: { blocks: number; tables: number; chars: number; linkChars: number; links: number };
 }
 
-interface TableBuild extends RawTable {
-  row: RawRow | null;
-  cell: { text: string; header: boolean; colspan: number; rowspan: number } | null;
-  inHead: boolean;
-  inCaption: boolean;
-}
-
 /**
- * One pass of htmlparser2's streaming tokenizer over the page (see tree-builder.ts): no DOM is built, which
- * keeps large pages (1.5 MB) in tens of milliseconds and hostile ones linear. Boilerplate subtrees are
- * skipped as they open; tables are collected cell by cell and judged when they close.
+ * Runs of prose between block edges, and link counts to tell menus from content: a run nearly all link text is
+ * dropped as it ends, and a container whose text is mostly links (with little else) is forgotten when it closes.
  */
-const extractor = (options: ExtractOptions): { handler: TreeHandler; finish(report: TreeReport): Extracted } => {
+const proseRuns = (maxLinkDensity: number) => {
   const blocks: string[] = [];
-  const tables: MarkdownTable[] = [];
-  const stack: Frame[] = [];
-  const tableStack: TableBuild[] = [];
-  let skipDepth = 0; // > 0 while inside a dropped subtree
-  let skipByClass = false;
-  let droppedByClass = 0;
   let buffer = '';
   let bufferLinkChars = 0;
   let linkDepth = 0;
   let totalChars = 0;
   let linkChars = 0;
   let links = 0;
-  let title = '';
-  let inTitle = false;
-
-  const flush = () => {
-    if (!buffer) return;
-    const text = collapseWhitespace(buffer);
-    // A short run that is nearly all link text is a menu entry or a "read more", not content.
-    const dense = bufferLinkChars > 0 && bufferLinkChars / Math.max(1, buffer.length) > 0.8 && text.length < 200;
-    if (text && !dense) blocks.push(text);
-    buffer = '';
-    bufferLinkChars = 0;
-  };
-
-  const closeTable = (t: TableBuild) => {
-    const md = tableToMarkdown(t, options.table);
-    if (md) {
-      // Sites that print one table per record (a table per language) read better as one table.
-      const prev = tables[tables.length - 1];
-      if (prev && mergeTables(prev, md, options.table)) return;
-      if (tables.length < options.maxTables) tables.push(md);
-      return;
-    }
-    const text = tableAsText(t);
-    const outer = tableStack[tableStack.length - 1];
-    if (outer) {
-      // Layout content of an inner table belongs to the outer cell it sits in.
-      if (outer.cell) outer.cell.text += ` ${text.join(' ')} `;
-    } else {
-      flush();
-      blocks.push(...text);
-    }
-  };
-
-  const handler: TreeHandler = {
-    onopentag(name, attribs) {
-      if (name === 'title' && !title) inTitle = true;
-      if (skipDepth > 0) {
-        stack.push({ name, skipping: true });
-        skipDepth++;
-        return;
-      }
-      const reason = skipReason(name, attribs, options.classHeuristics);
-      if (reason) {
-        stack.push({ name, skipping: true });
-        skipDepth = 1;
-        skipByClass = reason === 'class';
-        return;
-      }
-      const frame: Frame = { name, skipping: false };
-      const table = tableStack[tableStack.length - 1];
-      if (name === 'table' && tableStack.length < MAX_TABLE_DEPTH) {
-        if (table) table.hasNestedTable = true;
-        flush();
-        frame.table = true;
-        tableStack.push({ caption: '', rows: [], hasNestedTable: false, row: null, cell: null, inHead: false, inCaption: false });
-      } else if (table) {
-        if (name === 'table') {
-          table.hasNestedTable = true;
-          if (table.cell) table.cell.text += ' ';
-        } else if (name === 'tr') {
-          table.row = { cells: [], inHead: table.inHead };
-          table.rows.push(table.row);
-        } else if (name === 'td' || name === 'th') {
-          if (!table.row) {
-            table.row = { cells: [], inHead: table.inHead };
-            table.rows.push(table.row);
-          }
-          table.cell = { text: '', header: name === 'th', colspan: parseSpan(attribs.colspan), rowspan: parseSpan(attribs.rowspan) };
-          table.row.cells.push(table.cell);
-        } else if (name === 'thead') table.inHead = true;
-        else if (name === 'caption') table.inCaption = true;
-        else if (table.cell && (BLOCK_TAGS.has(name) || name === 'img')) table.cell.text += ' ';
-      } else {
-        if (BLOCK_TAGS.has(name)) flush();
-        if (CONTAINER_TAGS.has(name)) {
-          frame.container = { blocks: blocks.length, tables: tables.length, chars: totalChars, linkChars, links };
-        }
-      }
-      if (name === 'a') {
-        linkDepth++;
-        links++;
-      }
-      stack.push(frame);
+  return {
+    blocks,
+    flush() {
+      if (!buffer) return;
+      const text = collapseWhitespace(buffer);
+      // A short run that is nearly all link text is a menu entry or a "read more", not content.
+      const dense = bufferLinkChars > 0 && bufferLinkChars / Math.max(1, buffer.length) > 0.8 && text.length < 200;
+      if (text && !dense) blocks.push(text);
+      buffer = '';
+      bufferLinkChars = 0;
     },
-    ontext(text) {
-      if (inTitle) {
-        title += text;
-        return;
-      }
-      if (skipDepth > 0) {
-        if (skipByClass) droppedByClass += text.length;
-        return;
-      }
-      const table = tableStack[tableStack.length - 1];
-      if (table) {
-        if (table.cell) table.cell.text += text;
-        else if (table.inCaption) table.caption += text;
-        return;
-      }
+    text(text: string) {
       buffer += text;
       totalChars += text.length;
       if (linkDepth > 0) {
@@ -178,50 +71,98 @@ const extractor = (options: ExtractOptions): { handler: TreeHandler; finish(repo
         linkChars += text.length;
       }
     },
+    linkOpens() {
+      linkDepth++;
+      links++;
+    },
+    linkCloses() {
+      if (linkDepth > 0) linkDepth--;
+    },
+    /** The page so far, for a container that opens now. */
+    mark: (tables: number) => ({ blocks: blocks.length, tables, chars: totalChars, linkChars, links }),
+    /** Whether what a container added since `mark` reads as a menu. */
+    isMenu(m: NonNullable<Frame['container']>) {
+      const chars = totalChars - m.chars;
+      const inLinks = linkChars - m.linkChars;
+      // Little text outside the links too: a big wrapper with real prose is never dropped here.
+      return links - m.links >= 3 && chars > 0 && inLinks / chars > maxLinkDensity && chars - inLinks < 300;
+    },
+  };
+};
+
+/**
+ * One pass of htmlparser2's streaming tokenizer over the page (see tree-builder.ts): no DOM is built, which
+ * keeps large pages (1.5 MB) in tens of milliseconds and hostile ones linear. Furniture and text a reader does not
+ * see are skipped as their subtrees open (skippedSubtrees); tables are collected cell by cell and judged when they
+ * close (tableCollector); the rest is prose, in runs between block edges (proseRuns).
+ */
+const extractor = (options: ExtractOptions): { handler: TreeHandler; finish(report: TreeReport): Extracted } => {
+  const skipped = skippedSubtrees((name, attribs, sheet) => skipReason(name, attribs, options.classHeuristics, sheet));
+  const prose = proseRuns(options.maxLinkDensity);
+  const tables: MarkdownTable[] = [];
+  const collector = tableCollector({
+    tables,
+    maxTables: options.maxTables,
+    options: options.table,
+    beforeTable: prose.flush,
+    asText: (lines) => {
+      prose.flush();
+      prose.blocks.push(...lines);
+    },
+  });
+  const stack: Frame[] = [];
+  let title = '';
+  let inTitle = false;
+
+  const handler: TreeHandler = {
+    onopentag(name, attribs) {
+      if (name === 'title' && !title) inTitle = true;
+      if (skipped.open(name, attribs)) {
+        stack.push({ skipping: true });
+        return;
+      }
+      const frame: Frame = { skipping: false };
+      const inTable = collector.inside();
+      frame.table = collector.open(name, attribs);
+      if (!inTable && !frame.table) {
+        if (BLOCK_TAGS.has(name)) prose.flush();
+        if (CONTAINER_TAGS.has(name)) frame.container = prose.mark(tables.length);
+      }
+      if (name === 'a') prose.linkOpens();
+      stack.push(frame);
+    },
+    ontext(text) {
+      if (inTitle) {
+        title += text;
+        return;
+      }
+      if (skipped.text(text)) return;
+      if (collector.inside()) collector.text(text);
+      else prose.text(text);
+    },
     onclosetag(name) {
       if (name === 'title') inTitle = false;
       const frame = stack.pop();
       if (!frame) return;
-      if (frame.skipping) {
-        skipDepth--;
-        return;
-      }
-      if (name === 'a' && linkDepth > 0) linkDepth--;
-      const table = tableStack[tableStack.length - 1];
-      if (frame.table && table) {
-        tableStack.pop();
-        closeTable(table);
-        return;
-      }
-      if (table) {
-        if (name === 'td' || name === 'th') table.cell = null;
-        else if (name === 'tr') table.row = null;
-        else if (name === 'thead') table.inHead = false;
-        else if (name === 'caption') table.inCaption = false;
-        else if (table.cell && BLOCK_TAGS.has(name)) table.cell.text += ' ';
-        return;
-      }
-      if (BLOCK_TAGS.has(name)) flush();
-      const c = frame.container;
-      if (c) {
-        const chars = totalChars - c.chars;
-        const inLinks = linkChars - c.linkChars;
-        // Little text outside the links too: a big wrapper with real prose is never dropped here.
-        if (links - c.links >= 3 && chars > 0 && inLinks / chars > options.maxLinkDensity && chars - inLinks < 300) {
-          // A menu: forget what it contributed.
-          blocks.length = c.blocks;
-          tables.length = c.tables;
-        }
+      skipped.close(name);
+      if (frame.skipping) return;
+      if (name === 'a') prose.linkCloses();
+      if (collector.inside()) return collector.close(name, frame.table === true);
+      if (BLOCK_TAGS.has(name)) prose.flush();
+      if (frame.container && prose.isMenu(frame.container)) {
+        // A menu: forget what it contributed.
+        prose.blocks.length = frame.container.blocks;
+        tables.length = frame.container.tables;
       }
     },
   };
   const finish = (report: TreeReport): Extracted => {
-    flush();
-    // Tables left open by a truncated page still count.
-    while (tableStack.length) closeTable(tableStack.pop()!);
-    flush();
+    prose.flush();
+    collector.finish();
+    prose.flush();
+    const blocks = prose.blocks;
     const keptChars = blocks.reduce((n, b) => n + b.length, 0);
-    return { title: collapseWhitespace(title), blocks, tables, droppedByClass, keptChars, report };
+    return { title: collapseWhitespace(title), blocks, tables, droppedByClass: skipped.dropped('class'), keptChars, report };
   };
   return { handler, finish };
 };

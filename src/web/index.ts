@@ -6,3 +6,4 @@ export type { MarkdownTable } from './table';
 export { bm25Scores, bm25Tokens, rankBm25, type Bm25Options } from './bm25';
 export { rankTexts, rankTables, DEFAULT_RANK_OPTIONS, type Ranked, type RankOptions } from './rank';
 export { isQuestionSentence } from './question';
+export { renderedText, renderedTextAsync } from './rendered-text';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CHUNK_OPTIONS, maxChunkChars, processPage } from '../../src/web';
+import { DEFAULT_CHUNK_OPTIONS, maxChunkChars, processPage, renderedText } from '../../src/web';
 import { dataPath, needsData } from '../support/benchmark-data';
 
 // In the benchmark data folder (BENCHMARK_DATA, default ../shared/data beside the checkout).
@@ -56,5 +56,28 @@ describe.skipIf(!present)(needsData('web processing on the 25 real CRAG pages'),
     for (const p of processed) {
       expect(p.out.text).not.toMatch(/function\s*\(|window\.|document\.getElementById/);
     }
+  });
+
+  it('reads what a reader sees: the text it verifies holds what the extraction kept, without the hidden parts', () => {
+    let kept = 0;
+    let found = 0;
+    for (const p of processed) {
+      const seen = renderedText(p.html).replace(/\s+/g, ' ');
+      for (const block of p.out.text.split('\n').filter(Boolean)) {
+        kept++;
+        if (seen.includes(block.replace(/\s+/g, ' ').slice(0, 80))) found++;
+      }
+    }
+    // A few blocks are laid out differently (a byline the extraction joins into one run), none is missing.
+    expect(found / kept).toBeGreaterThan(0.99);
+    // A shop page whose form messages (display:none until a form is sent) sit beside its visible heading.
+    const shop = processed.find((p) => p.url.includes('cesarsway.com'))!;
+    const seen = renderedText(shop.html);
+    expect(seen).toContain('shop cesar millan');
+    expect(seen).not.toContain('Thank you! Your submission has been received!');
+    expect(shop.out.text).not.toContain('Thank you! Your submission has been received!');
+    // The Wikipedia infobox row, a table row on one line.
+    const wiki = processed.find((p) => p.url.includes('wikipedia.org/wiki/Microsoft_Office_2019'))!;
+    expect(renderedText(wiki.html)).toMatch(/^Available in 102 languages/m);
   });
 });

@@ -1,3 +1,4 @@
+import { renderedText, renderedTextAsync } from '../../web/rendered-text';
 import { proseSegments, type EvidenceDocument, type Segment } from './documents';
 
 /**
@@ -30,20 +31,28 @@ const tableDocument = (table: Record<string, unknown>): EvidenceDocument => {
   return { key: CONTEXT_TABLE, kind: 'table', segments };
 };
 
-/** Page HTML as text, roughly: enough to find an answer and quote it, far cheaper than the full extraction. */
-const htmlText = (html: string) =>
-  html
-    .slice(0, MAX_PAGE_CHARS)
-    .replace(/<(script|style|noscript)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<\/(p|div|li|tr|h[1-6]|section|article|table|br)\s*>|<br\s*\/?>/gi, '\n')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;|&apos;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/[ \t]+/g, ' ');
+/**
+ * A supplied page as its reader sees it (src/web/rendered-text.ts): text that is not drawn (display:none, `hidden`,
+ * `<template>`, zero-size fonts, …) never verifies an answer, and words split across inline tags read as one.
+ * Rendered once per page object and kept while the request is alive, so each attribution of a run reads it again
+ * for free; `renderContextPages` does it ahead, in slices, so the isolate is not held up by a large page.
+ */
+const rendered = new WeakMap<object, string>();
+
+const pageText = (page: Record<string, unknown>, html: string): string => {
+  let text = rendered.get(page);
+  if (text === undefined) rendered.set(page, (text = renderedText(html.slice(0, MAX_PAGE_CHARS))));
+  return text;
+};
+
+/** Renders the request's pages ahead of an attribution, handing the event loop back as it goes. */
+export const renderContextPages = async (context: Record<string, unknown> | undefined): Promise<void> => {
+  const pages = Array.isArray(context?.pages) ? context.pages : [];
+  for (const page of pages) {
+    const p = asRecord(page);
+    if (p && typeof p.html === 'string' && !rendered.has(p)) rendered.set(p, await renderedTextAsync(p.html.slice(0, MAX_PAGE_CHARS)));
+  }
+};
 
 /** The request's context as documents by key; built only for the keys a claim cites. */
 export const contextDocument = (context: Record<string, unknown> | undefined, key: string): EvidenceDocument | undefined => {
@@ -62,7 +71,7 @@ export const contextDocument = (context: Record<string, unknown> | undefined, ke
     const p = asRecord(Array.isArray(context.pages) ? context.pages[Number(page[1])] : undefined);
     if (!p || typeof p.html !== 'string') return undefined;
     const url = typeof p.url === 'string' ? p.url : undefined;
-    return { key, kind: 'web', url, segments: proseSegments(htmlText(p.html), url) };
+    return { key, kind: 'web', url, segments: proseSegments(pageText(p, p.html), url) };
   }
   return undefined;
 };

@@ -1,0 +1,114 @@
+/**
+ * CSS declarations (an inline `style`, or the body of a `<style>` rule) that leave an element's text unseen: not
+ * displayed, invisible, transparent, too small to read, clipped to nothing or moved off the screen.
+ */
+
+/** Below this size text is drawn but nobody reads it (a quarter of the usual 16 px). */
+const UNREADABLE_FONT_PX = 4;
+/** An element pushed this far out is off every screen (the `left: -9999px` idiom). */
+const OFF_SCREEN_PX = -999;
+const MAX_DECLARATIONS = 64;
+
+/** `a: b; c: d !important` → {a: 'b', c: 'd'}, lower-cased; the last of a property wins, as in CSS. */
+export const declarations = (css: string): Map<string, string> => {
+  const out = new Map<string, string>();
+  for (const part of css.split(';', MAX_DECLARATIONS)) {
+    const colon = part.indexOf(':');
+    if (colon <= 0) continue;
+    const value = part.slice(colon + 1).replace(/!\s*important/i, '').trim().toLowerCase();
+    out.set(part.slice(0, colon).trim().toLowerCase(), value);
+  }
+  return out;
+};
+
+const LENGTH = /^([+-]?(?:\d+\.?\d*|\.\d+))(px|pt|pc|em|rem|ex|ch|%|vw|vh|vmin|vmax|in|cm|mm|q)?$/;
+const PX_PER: Record<string, number> = { px: 1, pt: 4 / 3, pc: 16, em: 16, rem: 16, ex: 8, ch: 8, '%': 0.16, in: 96, cm: 37.8, mm: 3.78, q: 0.945, vw: 10, vh: 10, vmin: 10, vmax: 10 };
+
+/** A CSS length in pixels (em and % against the usual 16 px, viewport units against a small screen); NaN if none. */
+export const pixels = (value: string | undefined): number => {
+  const m = value ? LENGTH.exec(value.trim()) : null;
+  if (!m) return Number.NaN;
+  const n = Number(m[1]);
+  if (!m[2]) return n === 0 ? 0 : Number.NaN;
+  return n * (PX_PER[m[2]] ?? 1);
+};
+
+/** The size in a `font` shorthand (`bold 0/0 a`, `12px/1.5 Arial`): the first length, before any `/line-height`. */
+const fontShorthandSize = (font: string): number => {
+  for (const token of font.split(/\s+/)) {
+    const size = pixels(token.split('/')[0]);
+    if (!Number.isNaN(size) && (token.includes('/') || /[a-z%]$/.test(token.split('/')[0]) || size === 0)) return size;
+  }
+  return Number.NaN;
+};
+
+const unreadable = (px: number) => !Number.isNaN(px) && px < UNREADABLE_FONT_PX;
+
+/** A colour with no opacity: `transparent`, an rgba/hsla or `/ 0` alpha of zero, #rgba or #rrggbbaa ending in 0. */
+const transparentColour = (c: string | undefined): boolean => {
+  if (!c) return false;
+  if (c === 'transparent') return true;
+  const alpha = /^(?:rgba?|hsla?)\(.*[,/]\s*(0*\.?0+%?)\s*\)$/.exec(c);
+  if (alpha) return Number.parseFloat(alpha[1]) === 0;
+  return /^#(?:[0-9a-f]{3}0|[0-9a-f]{6}00)$/.test(c);
+};
+
+/** `rect(0 0 0 0)`, `rect(1px, 1px, 1px, 1px)`: the screen-reader-only clip. */
+const clippedAway = (d: Map<string, string>): boolean => {
+  const clip = d.get('clip');
+  if (clip?.startsWith('rect(')) {
+    const sides = clip.slice(5, -1).split(/[\s,]+/).filter(Boolean).map(pixels);
+    if (sides.length === 4 && sides.every((s) => !Number.isNaN(s) && s <= 1)) return true;
+  }
+  const path = d.get('clip-path');
+  if (path) {
+    const inset = /^inset\(\s*(\d+(?:\.\d+)?)%/.exec(path);
+    if (inset && Number(inset[1]) >= 50) return true;
+    if (/^circle\(\s*0(?:px|%)?\s*[)a]/.test(path)) return true;
+  }
+  return false;
+};
+
+/** Zero-sized with its overflow cut, or placed far off the screen. */
+const outOfSight = (d: Map<string, string>): boolean => {
+  const overflow = d.get('overflow') ?? '';
+  if (/\b(hidden|clip)\b/.test(overflow)) {
+    for (const p of ['width', 'height', 'max-width', 'max-height']) {
+      const px = pixels(d.get(p));
+      if (!Number.isNaN(px) && px <= 1) return true;
+    }
+  }
+  if (pixels(d.get('text-indent')) <= OFF_SCREEN_PX) return true;
+  if (/^(absolute|fixed)$/.test(d.get('position') ?? '')) {
+    if (['left', 'top', 'right', 'bottom'].some((p) => pixels(d.get(p)) <= OFF_SCREEN_PX)) return true;
+  }
+  return /^scale[xy]?\(\s*0(?:\.0+)?\s*[,)]/.test(d.get('transform') ?? '');
+};
+
+/** Whether these declarations hide the element's text from a reader. */
+export const hidesText = (d: Map<string, string>): boolean => {
+  if (d.get('display') === 'none') return true;
+  if (/^(hidden|collapse)$/.test(d.get('visibility') ?? '')) return true;
+  if (d.get('content-visibility') === 'hidden') return true;
+  const opacity = d.get('opacity');
+  if (opacity !== undefined && /^[+-]?(?:0*\.?0+)%?$/.test(opacity)) return true;
+  if (unreadable(pixels(d.get('font-size')))) return true;
+  const font = d.get('font');
+  if (font && unreadable(fontShorthandSize(font))) return true;
+  // Transparent text over a gradient clipped to the text is a drawn effect, not hidden text.
+  const paintedByBackground = /\btext\b/.test(`${d.get('background-clip') ?? ''} ${d.get('-webkit-background-clip') ?? ''}`);
+  if (!paintedByBackground && (transparentColour(d.get('color')) || transparentColour(d.get('-webkit-text-fill-color')))) return true;
+  return clippedAway(d) || outOfSight(d);
+};
+
+/** Declarations that draw an element: a rule that says so for a selector outweighs one that hides it. */
+export const showsElement = (d: Map<string, string>): boolean => {
+  const display = d.get('display');
+  return (display !== undefined && display !== 'none') || d.get('visibility') === 'visible';
+};
+
+/** Words one of the hiding declarations needs: most inline styles (colours, margins) have none and are not parsed. */
+const MAY_HIDE = /none|hidden|collapse|opacity|font|transparent|rgba|hsla|#|clip|indent|-\d{3}|scale|width|height/i;
+
+/** An inline `style` attribute that hides the element's text. */
+export const hiddenByStyle = (style: string): boolean => MAY_HIDE.test(style) && hidesText(declarations(style));

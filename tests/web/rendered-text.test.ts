@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { processPage, renderedText, renderedTextAsync } from '../../src/web';
+
+// What a reader of a page sees (src/web/visibility.ts): the text answers are verified against, and the text the
+// extraction hands the model. Each hidden case puts the word "Quendrith" where a browser would not draw it.
+const SECRET = 'Quendrith';
+const visible = '<p>The river flows north.</p>';
+
+const hiddenPages: Array<[string, string]> = [
+  ['display:none', `<div style="display:none">${SECRET}</div>`],
+  ['display: none !important, upper case', `<div style="DISPLAY: None !important">${SECRET}</div>`],
+  ['visibility:hidden', `<span style="visibility:hidden">${SECRET}</span>`],
+  ['the hidden attribute', `<p hidden>${SECRET}</p>`],
+  ['<template>', `<template><p>${SECRET}</p></template>`],
+  ['<noscript>', `<noscript>${SECRET}</noscript>`],
+  ['font-size:0', `<span style="font-size:0">${SECRET}</span>`],
+  ['font-size:0.1em', `<span style="font-size: 0.1em">${SECRET}</span>`],
+  ['font: 0/0 a', `<span style="font: 0/0 a">${SECRET}</span>`],
+  ['opacity:0', `<span style="opacity:0">${SECRET}</span>`],
+  ['color:transparent', `<span style="color: transparent">${SECRET}</span>`],
+  ['rgba colour with no alpha', `<span style="color: rgba(0, 0, 0, 0)">${SECRET}</span>`],
+  ['the screen-reader-only clip', `<span style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)">${SECRET}</span>`],
+  ['off-screen', `<div style="position:absolute; left:-9999px">${SECRET}</div>`],
+  ['text-indent off-screen', `<h1 style="text-indent:-9999px">${SECRET}</h1>`],
+  ['transform: scale(0)', `<span style="transform: scale(0)">${SECRET}</span>`],
+  ['a framework class (sr-only)', `<span class="sr-only">${SECRET}</span>`],
+  ['Tailwind hidden', `<div class="hidden">${SECRET}</div>`],
+  ['the page\'s own style rule on a class', `<style>.x1 { display: none }</style><p class="x1">${SECRET}</p>`],
+  ['a style rule on an id and a compound class', `<style>#k{font-size:0} p.a.b{visibility:hidden}</style><p id="k">${SECRET}</p><p class="b a">${SECRET}</p>`],
+  ['a closed dialog', `<dialog><p>${SECRET}</p></dialog>`],
+  ['nested inside a hidden ancestor', `<div hidden><section><p><b>${SECRET}</b></p></section></div>`],
+];
+
+describe('renderedText: the text a reader sees', () => {
+  it.each(hiddenPages)('leaves out text hidden by %s', (_, hidden) => {
+    const text = renderedText(`<html><body>${visible}${hidden}<p>After.</p></body></html>`);
+    expect(text).toContain('The river flows north.');
+    expect(text).toContain('After.');
+    expect(text).not.toContain(SECRET);
+  });
+
+  it('reads words split across inline tags as the word a browser draws, and block edges as breaks', () => {
+    expect(renderedText('<p>The source is Quen<b>dri</b>th.</p>')).toBe('The source is Quendrith.');
+    expect(renderedText('<p>Q<span>u</span><i>e<em>n</em></i>drith</p>')).toBe('Quendrith');
+    expect(renderedText('<p>Quen</p><p>drith</p>')).toBe('Quen\ndrith');
+    expect(renderedText('<div>Quen<div>dri</div>th</div>')).toBe('Quen\ndri\nth');
+    expect(renderedText('Quen<br>drith')).toBe('Quen\ndrith');
+    // A table row is a line, its cells apart.
+    expect(renderedText('<table><tr><td>Home &amp; Student</td><td>No</td></tr><tr><td>Pro</td><td>Yes</td></tr></table>')).toBe('Home & Student No\nPro Yes');
+  });
+
+  it('counts text a reader sees although it is collapsed or hidden from screen readers only', () => {
+    const text = renderedText(
+      `<p aria-hidden="true">Aria ${SECRET}</p><div hidden="until-found">Found ${SECRET}</div>` +
+        `<details><summary>More</summary>Details ${SECRET}</details><p class="hidden md:block">Wide ${SECRET}</p>` +
+        `<p style="color:transparent;background-clip:text">Gradient ${SECRET}</p>`,
+    );
+    for (const w of ['Aria', 'Found', 'Details', 'Wide', 'Gradient']) expect(text).toContain(`${w} ${SECRET}`);
+  });
+
+  it('honours a rule that shows an element again, and ignores hiding rules that apply to some screens only', () => {
+    const css = '<style>.m{display:none} @media (min-width: 600px) { .m { display: block } } @media print { .p { display: none } }</style>';
+    const text = renderedText(`${css}<p class="m">Menu ${SECRET}</p><p class="p">Print ${SECRET}</p>`);
+    expect(text).toContain(`Menu ${SECRET}`);
+    expect(text).toContain(`Print ${SECRET}`);
+  });
+
+  it('starts with the page title, decodes entities, and is the same when read in slices', async () => {
+    const html = `<title>Rivers &amp; lakes</title>${'<p>Caf&eacute; on the Danube. <b>Bold</b> words.</p><div style="display:none">no</div>'.repeat(20_000)}`;
+    const text = renderedText(html);
+    expect(text.split('\n')[0]).toBe('Rivers & lakes');
+    expect(text).toContain('Café on the Danube. Bold words.');
+    expect(text).not.toMatch(/\bno\b/);
+    expect(await renderedTextAsync(html)).toBe(text);
+  });
+
+  it('reads hostile style blocks in linear time and bounded memory', () => {
+    const page = `<style>${'{'.repeat(400_000)}</style><style>${'.a{display:none}'.repeat(100_000)}</style><p class="a">${SECRET}</p><p>${visible}</p>`;
+    const text = renderedText(page);
+    expect(text).toContain('The river flows north.');
+    expect(text).not.toContain(SECRET);
+  });
+});
+
+describe('the extraction the model reads leaves hidden text out too', () => {
+  it.each(hiddenPages)('drops text hidden by %s', (_, hidden) => {
+    const page = processPage(`<html><body>${visible}${hidden}<p>After the hidden part, the river turns east.</p></body></html>`);
+    expect(page.text).toContain('The river flows north.');
+    expect(page.text).not.toContain(SECRET);
+  });
+
+  it('keeps a word split across inline tags whole', () => {
+    expect(processPage('<p>The source is Quen<b>dri</b>th, a spring in the hills.</p>').text).toBe('The source is Quendrith, a spring in the hills.');
+  });
+});
