@@ -36,11 +36,11 @@ export const placeholderLines = (report, { what, dryRun }) =>
 
 /**
  * The Durable Objects the Worker exports (src/index.ts) and reads by these binding names. Every one is needed: a run
- * lives in its AgentRun, every /v1 request passes the RateLimiter, and every live request and model call waits at a
+ * lives in its RunObject, every /v1 request passes the RateLimiter, and every live request and model call waits at a
  * PolitenessGate.
  */
 export const DURABLE_OBJECTS = [
-  { name: 'AGENT_RUN', className: 'AgentRun', why: 'every run lives in its own AgentRun object' },
+  { name: 'RUNS', className: 'RunObject', why: 'every run lives in its own RunObject' },
   { name: 'RATE_LIMITER', className: 'RateLimiter', why: 'every /v1 and /mcp request passes the per-key rate limiter' },
   { name: 'POLITENESS_GATE', className: 'PolitenessGate', why: 'every live evidence request and model call waits at a politeness gate' },
 ];

@@ -1,6 +1,6 @@
 import { buildApp } from './app';
 
-export { AgentRun } from '../durable-objects/agent-run';
+export { RunObject } from '../durable-objects/run-object';
 export { RateLimiter } from '../durable-objects/rate-limiter';
 export { PolitenessGate } from '../durable-objects/politeness-gate';
 

@@ -1,5 +1,5 @@
 import type { Delta } from '../../src/engine/live-deltas';
-import { sseComment, sseDelta, sseFrame, sseStoredFrame } from '../../src/engine/sse';
+import { sseComment, sseFrame } from '../../src/net/sse';
 import type { RunEvent } from '../../src/engine/types';
 
 /** A subscriber with this many bytes unread is written nothing more until its reader takes some. */
@@ -18,6 +18,9 @@ export interface StoredEvents {
   /** The id of the last stored event (0: none). */
   lastId(): number;
 }
+
+/** A live delta has no id: it is never stored, so a client's Last-Event-ID stays on the last stored event. */
+const deltaFrame = (delta: Delta) => sseFrame({ event: 'delta', data: JSON.stringify(delta) });
 
 interface Subscriber {
   writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -74,7 +77,7 @@ export class SseFanout {
   broadcast(events: RunEvent[]) {
     for (const e of events) {
       this.latest = e.id;
-      this.recent.set(e.id, sseFrame(e));
+      this.recent.set(e.id, sseFrame({ id: e.id, event: e.type, data: JSON.stringify(e.data) }));
       if (this.recent.size > RECENT_FRAMES) this.recent.delete(this.recent.keys().next().value!);
     }
     for (const sub of this.subscribers) this.pump(sub);
@@ -86,13 +89,13 @@ export class SseFanout {
     if (this.subscribers.size === 0) return;
     const latest = this.lastStored();
     for (const sub of this.subscribers) {
-      frame ??= sseDelta(delta);
+      frame ??= deltaFrame(delta);
       if (sub.closing) continue;
       if (sub.rest || sub.unread + frame.length > MAX_UNREAD_FOR_DELTAS || sub.cursor < latest) {
         sub.missed = true;
         continue;
       }
-      this.write(sub, sub.missed ? sseDelta({ ...delta, skipped: true }) : frame);
+      this.write(sub, sub.missed ? deltaFrame({ ...delta, skipped: true }) : frame);
       sub.missed = false;
     }
   }
@@ -133,7 +136,7 @@ export class SseFanout {
     const shared = this.recent.get(after + 1);
     if (shared) return { id: after + 1, frame: shared };
     const e = this.stored.nextAfter(after);
-    return e ? { id: e.id, frame: sseStoredFrame(e.id, e.type, e.data) } : undefined;
+    return e ? { id: e.id, frame: sseFrame({ id: e.id, event: e.type, data: e.data }) } : undefined;
   }
 
   private write(sub: Subscriber, chunk: Uint8Array) {

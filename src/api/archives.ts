@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { loadConfig } from '../config';
-import { archiveInfo, createArchive, type ArchiveBindings } from '../engine/archives';
+import { createArchive, type ArchiveBindings } from '../engine/archives';
 import { OPEN_OWNER } from '../engine/run-index';
 import { ArchiveTooLarge, readArchiveStream } from '../evidence/archive-reader';
 import { ArchiveFormatError } from '../evidence/recording';
@@ -30,21 +30,6 @@ const uploadRoute = createRoute({
   request: { body: { required: true, content: { 'application/x-ndjson': { schema: { type: 'string' } } } } },
   responses: { 201: { description: 'stored', content: json(archiveCreatedSchema) }, ...errors(400, 413, 415) },
 });
-
-const notFound = (id: string) => new HttpError(404, 'not_found', `no evidence archive with id "${id.slice(0, 80)}"; upload one with POST /v1/archives`);
-
-/**
- * Refuses, before a run starts, a replay of an archive the caller may not read: one that does not exist or that
- * another key uploaded answers 404 exactly alike, as a run of another key does. `caller` is runScope's value
- * (undefined on an open server, which reads every archive as it lists every run). The deploy's own
- * EVIDENCE_REPLAY is the operator's choice, not the caller's, and is not checked here.
- */
-export const assertReplayable = async (env: Env, options: Record<string, unknown> | undefined, caller: string | undefined): Promise<void> => {
-  const id = (options?.evidence as { replay?: unknown } | undefined)?.replay;
-  if (typeof id !== 'string') return;
-  const info = await archiveInfo(env as unknown as ArchiveBindings, id);
-  if (!info || (caller !== undefined && info.owner !== caller)) throw notFound(id);
-};
 
 /** POST /v1/archives: stores an evidence archive (docs/ARCHIVE.md) that the caller's runs can replay. */
 export const archiveRoutes = apiRoutes().openapi(uploadRoute, async (c) => {

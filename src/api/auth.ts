@@ -1,17 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
 import { loadConfig } from '../config';
+import { sha256, sha256Hex } from '../text/sha256';
 import type { CallerVariables } from './caller';
 import { HttpError } from './errors';
 import { rateLimited, takeToken } from './rate-limit';
-
-const encoder = new TextEncoder();
-
-const sha256 = async (text: string) => new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
-
-const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
-
-/** SHA-256 of a text as lower-case hex: how keys and fingerprints are stored instead of the values themselves. */
-export const sha256Hex = async (text: string) => hex(await sha256(text));
 
 /**
  * Compares the presented key with every configured key in constant time: both sides are hashed to equal-length

@@ -1,13 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { z } from 'zod';
 import { OverCapError, readCapped } from '../net/read-capped';
 import { HttpError } from './errors';
-import { MAX_BODY_BYTES, MAX_CONTEXT_BODY_BYTES, MAX_PAGE_BYTES } from './schemas';
-
-const describeIssue = (issue: z.core.$ZodIssue) => {
-  const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
-  return `${where}${issue.message}`;
-};
+import { MAX_BODY_BYTES, MAX_CONTEXT_BODY_BYTES, MAX_PAGE_BYTES } from '../runs/request-schema';
 
 export interface BodyLimits {
   /** The route takes `context` (pages, tables, passages): up to 16 MB, of which at most 64 KB outside it. */
@@ -117,9 +111,6 @@ export const cappedJsonBody = (limits: BodyLimits = {}): MiddlewareHandler => as
   (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
   await next();
 };
-
-/** The zod issues of a rejected request in one line: "field.path: message; …" (at most five). */
-export const describeIssues = (issues: readonly z.core.$ZodIssue[]) => issues.slice(0, 5).map(describeIssue).join('; ');
 
 /** Deeply nested JSON is no real request, and recursive code downstream (validation, storage) could overflow on it. */
 export const MAX_JSON_DEPTH = 64;

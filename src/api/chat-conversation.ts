@@ -1,7 +1,7 @@
 import type { ConversationTurn } from '../engine/types';
 import type { ChatRequestBody } from './chat-schema';
 import { HttpError } from './errors';
-import { cleanText, questionSchema } from './schemas';
+import { cleanText, questionSchema } from '../runs/request-schema';
 
 /**
  * What POST /v1/chat/completions takes from its `messages`: the last user message is the question, and the user and

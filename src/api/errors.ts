@@ -1,13 +1,7 @@
 import type { Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { HttpError } from '../runs/errors';
 
-/** An error the API reports as `{error: {code, message}}` with its status. */
-export class HttpError extends Error {
-  constructor(readonly status: ContentfulStatusCode, readonly code: string, message: string, readonly headers: Record<string, string> = {}) {
-    super(message);
-    this.name = 'HttpError';
-  }
-}
+export { HttpError } from '../runs/errors';
 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });
 

@@ -2,7 +2,9 @@ import * as z from 'zod';
 import schema from '../../migrations/0007_idempotency.sql';
 import { onFirstUse } from '../d1/schema';
 import { OPEN_OWNER } from '../engine/run-index';
-import { runScope, sha256Hex } from './auth';
+import { freshRunId, type RunIdClaim } from '../runs/create';
+import { sha256Hex } from '../text/sha256';
+import { runScope } from './auth';
 import { HttpError } from './errors';
 
 /**
@@ -30,11 +32,6 @@ export const idempotencyHeaders = z.object({
     .optional()
     .meta({ description: IDEMPOTENCY_DOC }),
 });
-
-/** The run id a new run gets: a fresh one, or the one an earlier request with the same Idempotency-Key claimed. */
-export type RunIdClaim = (candidate: string) => Promise<{ runId: string; replayed: boolean }>;
-
-export const freshRunId: RunIdClaim = async (runId) => ({ runId, replayed: false });
 
 const ensureTable = onFirstUse(schema);
 

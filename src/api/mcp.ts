@@ -26,7 +26,7 @@ export const mcpRoutes = new Hono<ApiEnv>()
         // Called without an execution context (a test calling the app directly): the promise simply runs.
       }
     };
-    const caller = { env: c.env, config, ...(owner ? { owner } : {}), callerKey: await callerKey(owner, clientAddress(c.req)), waitUntil };
+    const caller = { env: c.env, config, ...(owner ? { owner } : {}), caller: c.get('caller'), callerKey: await callerKey(owner, clientAddress(c.req)), waitUntil };
     return handleMcpPost(caller, c.req.raw, parsed);
   })
   .on(['GET', 'DELETE'], '/mcp', () => {

@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type * as z from 'zod';
 import type { CallerVariables } from './caller';
-import { describeIssues } from './body';
+import { describeIssues } from '../runs/errors';
 import { HttpError } from './errors';
 import { errorSchema } from './response-schemas';
 

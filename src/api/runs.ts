@@ -1,22 +1,18 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
-import type { CancelOutcome, ForkSourceOutcome } from '../../durable-objects/agent-run';
-import { loadConfig } from '../config';
-import type { RunRequest } from '../engine/types';
-import { createLLM } from '../llm';
+import type { CancelOutcome } from '../../durable-objects/run-object';
 import { cappedJsonBody } from './body';
-import { checkOptions } from './options-schemas';
 import { decodeCursor, listRuns } from '../engine/run-index';
-import { SSE_HEADERS } from '../engine/sse';
 import { isTerminal } from '../engine/types';
-import { assertReplayable } from './archives';
+import { sseResponse } from '../net/sse';
+import { forkRun } from '../runs/fork';
 import { runScope } from './auth';
 import { HttpError } from './errors';
 import { idempotencyHeaders, idempotentRunId, REPLAYED_HEADER } from './idempotency';
 import { named } from './openapi';
 import { forkCreatedSchema, runPageSchema, runSchema } from './response-schemas';
 import { apiRoutes, errors, json, jsonBody } from './route-kit';
-import { newRunId, runEvents, runStub } from './run-stub';
+import { runEvents, runStub } from '../runs/stub';
 import { traceIdFor } from '../telemetry/run-tracing';
 
 const forkRequestSchema = z
@@ -178,25 +174,9 @@ export const runRoutes = apiRoutes()
   .openapi(forkRoute, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    const parent = runStub(c.env, id);
-    const found = (await parent.forkSource(body.fromStep, runScope(c))) as ForkSourceOutcome;
-    if (!found.ok) {
-      if (found.code === 'not_found') throw notFound(id);
-      throw new HttpError(400, 'invalid_step', found.message);
-    }
-    const config = loadConfig(c.env as unknown as Record<string, unknown>);
-    const llm = createLLM(config, c.env);
-    if (!llm.ok) throw new HttpError(503, 'llm_unavailable', llm.reason);
-    const merged = { ...(found.source.request.options ?? {}), ...(body.options ?? {}), ...(body.model ? { model: body.model } : {}) };
-    const options = checkOptions(found.source.request.mode, merged) ?? {};
-    await assertReplayable(c.env, options, runScope(c));
-    const request: RunRequest = { ...found.source.request, ...(Object.keys(options).length ? { options } : {}) };
     const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], `POST /v1/runs/${id}/fork`, body);
-    const { runId, replayed } = await claim(newRunId());
+    const { runId, replayed, config } = await forkRun(c.env, id, body, runScope(c), claim);
     const link = { runId: id, fromStep: body.fromStep };
-    // Both calls are no-ops when a replayed fork already made them.
-    await runStub(c.env, runId).startFork(runId, request, link, found.source, runScope(c));
-    await parent.addFork({ runId, fromStep: body.fromStep });
     c.header('location', `/v1/runs/${runId}`);
     const traceId = traceIdFor(config, runId);
     if (traceId) c.header('x-trace-id', traceId);
@@ -209,5 +189,5 @@ export const runRoutes = apiRoutes()
     const after = c.req.valid('header')['last-event-id'] ?? c.req.valid('query').after ?? 0;
     const res = await runEvents(stub, after, runScope(c));
     if (res.status === 404) throw notFound(id);
-    return new Response(res.body, { headers: SSE_HEADERS });
+    return sseResponse(res.body);
   });

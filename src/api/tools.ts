@@ -7,7 +7,7 @@ import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
 import { toolResultSchema } from './response-schemas';
 import { apiRoutes, errors, json, jsonBody } from './route-kit';
-import { runToolByHand } from './tool-runner';
+import { runToolByHand } from '../runs/tool-runner';
 
 const toolRequestSchema = z
   .object({
@@ -46,5 +46,5 @@ export const toolRoutes = apiRoutes().openapi(toolRoute, async (c) => {
   } catch (err) {
     throw new HttpError(400, 'invalid_input', `input for ${name}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return c.json(await runToolByHand(c.env, config, tool, parsed, undefined, { key: c.get('caller') ?? 'open', run: `tool:${crypto.randomUUID()}` }), 200);
+  return c.json(await runToolByHand(c.env, config, tool, parsed, { caller: c.get('caller') }), 200);
 });

@@ -1,7 +1,6 @@
 import type { Config } from '../config';
 import { redact } from './redact';
-import { sseFrame } from './sse';
-import type { RunRequest, StepEvent } from './types';
+import type { RunEvent, RunRequest, StepEvent } from './types';
 import { emptyUsage } from './usage';
 
 /** The id of a new run's first event, the `run` event: nothing is stored before it. */
@@ -14,12 +13,12 @@ export const runStarted = (runId: string, request: RunRequest): StepEvent => ({
 });
 
 /**
- * The `run` event as the SSE frame its object will store and replay, byte for byte (scrubbed of secrets the same
- * way), so the API can send it before the object is set up.
+ * The `run` event as its object will store and replay it (scrubbed of secrets the same way, numbered first), so the
+ * API can send it before the object is set up.
  */
-export const runStartedFrame = (config: Config, runId: string, request: RunRequest): Uint8Array => {
+export const firstEvent = (config: Config, runId: string, request: RunRequest): RunEvent => {
   const data = JSON.parse(redact(JSON.stringify(runStarted(runId, request).data), config.secrets)) as Extract<StepEvent, { type: 'run' }>['data'];
-  return sseFrame({ id: FIRST_EVENT_ID, type: 'run', data, at: 0 });
+  return { id: FIRST_EVENT_ID, type: 'run', data, at: 0 };
 };
 
 /**
@@ -27,7 +26,7 @@ export const runStartedFrame = (config: Config, runId: string, request: RunReque
  * numbered on from the first, as a run that failed at once would end. Whether the object stored the run before it
  * failed, GET /v1/runs/{id} says.
  */
-export const startFailedFrames = (message: string): Uint8Array[] => [
-  sseFrame({ id: FIRST_EVENT_ID + 1, type: 'error', data: { code: 'start_failed', message }, at: 0 }),
-  sseFrame({ id: FIRST_EVENT_ID + 2, type: 'done', data: { status: 'failed', usage: emptyUsage(), timings: { totalMs: 0, steps: 0, firstAnswerTokenMs: null } }, at: 0 }),
+export const startFailed = (message: string): RunEvent[] => [
+  { id: FIRST_EVENT_ID + 1, type: 'error', data: { code: 'start_failed', message }, at: 0 },
+  { id: FIRST_EVENT_ID + 2, type: 'done', data: { status: 'failed', usage: emptyUsage(), timings: { totalMs: 0, steps: 0, firstAnswerTokenMs: null } }, at: 0 },
 ];

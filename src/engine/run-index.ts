@@ -3,7 +3,7 @@ import { onFirstUse } from '../d1/schema';
 import type { RunStatus } from './types';
 
 /**
- * The D1 index behind GET /v1/runs. Each run's AgentRun object writes its own row (at start, when it starts running,
+ * The D1 index behind GET /v1/runs. Each run's RunObject writes its own row (at start, when it starts running,
  * when it ends); the list route only reads. The run itself stays in its object: the index holds what a list shows.
  */
 

@@ -51,7 +51,7 @@ export const runView = (r: RunRecord) => {
     forks: r.forks ?? [],
     checkpoints: r.checkpoints ?? [],
     traceId: r.traceId ?? null,
-    /** The model calls an unfinished run waits on now; its object fills it in (durable-objects/agent-run.ts). */
+    /** The model calls an unfinished run waits on now; its object fills it in (durable-objects/run-object.ts). */
     waitingOn: [] as CallInFlight[],
   };
 };

@@ -62,10 +62,7 @@ export const describeRequest = (request: RecordedRequest): string => {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 };
 
-export const sha256Hex = async (text: string): Promise<string> => {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-};
+export { sha256Hex } from '../text/sha256';
 
 /** Receives each request → response a run sees; the engine stores it with the run. */
 export type RecordSink = (record: EvidenceRecord) => void | Promise<void>;

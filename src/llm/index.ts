@@ -36,7 +36,29 @@ export const createLLM = (config: Config, bindings: LLMBindings): LLMAvailabilit
   return made;
 };
 
+const NO_AI_BINDING = 'LLM_PROVIDER=workers-ai needs the AI binding ([ai] binding = "AI" in wrangler.toml; only in deploys). ' + HOW_TO_CONFIGURE_LLM;
+const NO_SCRIPT = 'LLM_PROVIDER=scripted is for tests: no script is installed';
+
+/**
+ * Why no model can be had with this config and these bindings, or undefined when one can: what a request is refused
+ * for before its run exists, asked without building a provider.
+ */
+export const whyNoModel = (config: Config, bindings: LLMBindings): string | undefined => {
+  switch (config.LLM_PROVIDER) {
+    case 'openai':
+      return undefined;
+    case 'workers-ai':
+      return bindings.AI ? undefined : NO_AI_BINDING;
+    case 'scripted':
+      return installedScript() ? undefined : NO_SCRIPT;
+    default:
+      return HOW_TO_CONFIGURE_LLM;
+  }
+};
+
 const build = (config: Config, bindings: LLMBindings): LLMAvailability => {
+  const missing = whyNoModel(config, bindings);
+  if (missing) return { ok: false, reason: missing };
   switch (config.LLM_PROVIDER) {
     case 'openai':
       return {
@@ -52,18 +74,13 @@ const build = (config: Config, bindings: LLMBindings): LLMAvailability => {
         }),
       };
     case 'workers-ai':
-      if (!bindings.AI) {
-        return { ok: false, reason: 'LLM_PROVIDER=workers-ai needs the AI binding ([ai] binding = "AI" in wrangler.toml; only in deploys). ' + HOW_TO_CONFIGURE_LLM };
-      }
-      return { ok: true, llm: workersAIProvider(bindings.AI, {
+      return { ok: true, llm: workersAIProvider(bindings.AI!, {
           model: config.LLM_MODEL ?? DEFAULT_WORKERS_AI_MODEL,
           budget: { maxBytes: config.LLM_MAX_RESPONSE_BYTES, timeoutMs: config.LLM_TIMEOUT_MS },
           gateFor: modelGates(config, 'workers-ai', bindings.POLITENESS_GATE as unknown as GateNamespace | undefined),
         }) };
-    case 'scripted': {
-      const llm = installedScript();
-      return llm ? { ok: true, llm } : { ok: false, reason: 'LLM_PROVIDER=scripted is for tests: no script is installed' };
-    }
+    case 'scripted':
+      return { ok: true, llm: installedScript()! };
     default:
       return { ok: false, reason: HOW_TO_CONFIGURE_LLM };
   }

@@ -1,13 +1,12 @@
 import type { CallToolResult, ServerNotification, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { createParser } from 'eventsource-parser';
-import { createRun } from '../api/answer';
-import { describeIssues } from '../api/body';
-import { reasoningLine } from '../api/chat-completions';
-import { HttpError } from '../api/errors';
-import { runEvents, waitForRun } from '../api/run-stub';
-import { answerRequestSchema } from '../api/schemas';
 import type { Delta } from '../engine/live-deltas';
 import type { EventType } from '../engine/types';
+import { createRun } from '../runs/create';
+import { describeIssues, HttpError } from '../runs/errors';
+import { runEventsReader, type RunStreamItem } from '../runs/events-reader';
+import { answerRequestSchema } from '../runs/request-schema';
+import { reasoningLine } from '../runs/step-lines';
+import { runEvents, runStub, waitForRun } from '../runs/stub';
 import { draftProgress } from './draft-progress';
 import { textResult } from './evidence-tools';
 import { inputJsonSchema } from './json-schema';
@@ -52,13 +51,11 @@ const progressMessage = (type: string, data: Record<string, unknown>): string | 
 };
 
 /**
- * Reads the run's events until `done` (or the stream ends), reporting each stored step as progress numbered by its
- * event id, and the model's text as it is written (live deltas, which have no id) in gathered messages numbered
- * between the last step's id and the next, so `progress` still only grows.
+ * The progress of one call: each stored step as a message numbered by its event id, and the model's text as it is
+ * written (live deltas, which have no id) in gathered messages numbered between the last step's id and the next, so
+ * `progress` only grows. Without a progress token nothing is gathered.
  */
-const follow = async (call: AnswerCall, body: ReadableStream<Uint8Array> | null) => {
-  if (!body) return;
-  let done = false;
+const progressOf = (withDeltas: boolean) => {
   let lastId = 0;
   let sinceStep = 0;
   const draft = draftProgress();
@@ -66,43 +63,49 @@ const follow = async (call: AnswerCall, body: ReadableStream<Uint8Array> | null)
   const pushDraft = (messages: string[]) => {
     for (const message of messages) pending.push({ progress: lastId + 1 - 1 / (2 + sinceStep++), message });
   };
-  const parser = createParser({
-    onEvent: (m) => {
-      if (m.event === 'done') {
-        done = true;
-        pushDraft(draft.flush());
-      }
-      let data: Record<string, unknown> = {};
-      try {
-        data = JSON.parse(m.data) as Record<string, unknown>;
-      } catch {
-        return;
-      }
-      if (m.event === 'delta') {
-        if (call.progressToken !== undefined) pushDraft(draft.delta(data as unknown as Delta));
-        return;
-      }
-      const message = progressMessage(m.event ?? '', data);
-      if (!message || m.id === undefined) return;
-      pushDraft(draft.flush());
-      lastId = Number(m.id);
-      sinceStep = 0;
-      pending.push({ progress: lastId, message: message.slice(0, 500) });
-    },
-  });
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const add = (item: RunStreamItem) => {
+    if (item.kind !== 'event') return;
+    if (item.event === 'done') pushDraft(draft.flush());
+    let data: Record<string, unknown> = {};
+    try {
+      data = JSON.parse(item.data) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (item.event === 'delta') {
+      if (withDeltas) pushDraft(draft.delta(data as unknown as Delta));
+      return;
+    }
+    const message = progressMessage(item.event, data);
+    if (!message || item.id === undefined) return;
+    pushDraft(draft.flush());
+    lastId = item.id;
+    sinceStep = 0;
+    pending.push({ progress: lastId, message: message.slice(0, 500) });
+  };
+  return { add, take: () => pending.splice(0) };
+};
+
+/**
+ * Reads the run's events until `done` (the one resilient reader: a broken stream is opened again after the last
+ * event seen), sending each progress message as a notification when the client sent a progress token.
+ */
+const follow = async (call: AnswerCall, runId: string, first: Response | undefined) => {
+  const reader = runEventsReader({ first, open: (after) => runEvents(runStub(call.env, runId), after) });
+  const stop = () => void reader.close();
+  call.signal.addEventListener('abort', stop, { once: true });
+  const progress = progressOf(call.progressToken !== undefined);
   try {
-    while (!done && !call.signal.aborted) {
-      const { value, done: ended } = await reader.read();
-      if (ended) break;
-      parser.feed(value);
-      for (const p of pending.splice(0)) {
+    for (let items = await reader.next(); items && !call.signal.aborted; items = await reader.next()) {
+      for (const item of items) progress.add(item);
+      for (const p of progress.take()) {
         if (call.progressToken === undefined) continue;
         await call.notify({ method: 'notifications/progress', params: { progressToken: call.progressToken, progress: p.progress, message: p.message } });
       }
     }
   } finally {
-    reader.cancel().catch(() => {});
+    call.signal.removeEventListener('abort', stop);
+    await reader.close();
   }
 };
 
@@ -128,8 +131,8 @@ export const callAnswerTool = async (call: AnswerCall): Promise<CallToolResult> 
   if (call.signal.aborted) onAbort();
   const tracked = await call.track?.(runId).catch(() => undefined);
   try {
-    // A broken stream (the object restarted) only stops the progress; the result still comes from the run itself.
-    await follow(call, (events ?? (await runEvents(stub, 0).catch(() => null)))?.body ?? null).catch(() => {});
+    // A stream that cannot be read only stops the progress; the result still comes from the run itself.
+    await follow(call, runId, events).catch(() => {});
     const view = await waitForRun(stub);
     if (!view) return textResult(`run ${runId} was lost`, true);
     const structured = {

@@ -1,6 +1,6 @@
 import schema from '../../migrations/0009_mcp_calls.sql';
-import { sha256Hex } from '../api/auth';
 import { onFirstUse } from '../d1/schema';
+import { sha256Hex } from '../text/sha256';
 
 /**
  * Where a `notifications/cancelled` finds the run of the call it names. The server is stateless (docs/MCP.md): the

@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { describeIssues } from '../api/body';
-import { HttpError } from '../api/errors';
-import { runToolByHand } from '../api/tool-runner';
+import { describeIssues } from '../runs/errors';
+import { HttpError } from '../runs/errors';
+import { runToolByHand } from '../runs/tool-runner';
 import type { Config } from '../config';
 import { hqaTools } from '../tools';
 import { inputJsonSchema } from './json-schema';
@@ -27,11 +27,12 @@ export const describeEvidenceTools = (): McpTool[] =>
     annotations: { readOnlyHint: true, openWorldHint: true },
   }));
 
-export const callEvidenceTool = async (env: Env, config: Config, tool: Tool, args: unknown, signal?: AbortSignal): Promise<CallToolResult> => {
+/** `caller` is who calls as auth named them (`key:<hash>`, `ip:<address>`): the gates take turns by it. */
+export const callEvidenceTool = async (env: Env, config: Config, tool: Tool, args: unknown, how: { signal?: AbortSignal; caller?: string } = {}): Promise<CallToolResult> => {
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) return textResult(`invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}`, true);
   try {
-    const result = await runToolByHand(env, config, tool, parsed.data, signal);
+    const result = await runToolByHand(env, config, tool, parsed.data, how);
     return textResult(result.output, result.error === true);
   } catch (err) {
     if (err instanceof HttpError) return textResult(err.message, true);

@@ -3,7 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Config } from '../config';
-import { runStub } from '../api/run-stub';
+import { runStub } from '../runs/stub';
 import { callAnswerTool, describeAnswerTool } from './answer-tool';
 import { boundedMcpResponse } from './bounded-stream';
 import { callRegistry } from './call-registry';
@@ -31,6 +31,8 @@ export interface McpCaller {
   config: Config;
   /** The run owner (key hash), as for /v1 routes; undefined on an open server. */
   owner?: string;
+  /** Who calls as auth named them (`key:<hash>`, `ip:<address>`): the politeness gates take turns by it. */
+  caller?: string;
   /** Who calls, for finding a call that a later `notifications/cancelled` names (call-registry.ts). */
   callerKey: string;
   /** The Worker's `waitUntil`: a call whose client left still cancels its run. */
@@ -82,7 +84,7 @@ const buildServer = (caller: McpCaller, clientGone: AbortSignal) => {
     }
     const tool = evidenceTools().find((t) => t.name === name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool "${name.slice(0, 60)}"; tools: ${[...evidenceTools().map((t) => t.name), 'answer'].join(', ')}`);
-    return callEvidenceTool(caller.env, caller.config, tool, args, extra.signal);
+    return callEvidenceTool(caller.env, caller.config, tool, args, { signal: extra.signal, ...(caller.caller ? { caller: caller.caller } : {}) });
   });
   return server;
 };

@@ -1,8 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { firstEventThenRun } from '../../src/api/first-event-stream';
 import { loadConfig } from '../../src/config';
-import { runStartedFrame } from '../../src/engine/first-event';
+import { firstEventThenRun, runStartedFrame } from '../../src/runs/first-event-stream';
 import type { RunRequest } from '../../src/engine/types';
 import { installScript } from '../../src/llm/scripted';
 import { get, parseSse, post, readSse } from './helpers';

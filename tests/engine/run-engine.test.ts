@@ -1,12 +1,12 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { AgentRun } from '../../durable-objects/agent-run';
+import type { RunObject } from '../../durable-objects/run-object';
 import { installScript } from '../../src/llm/scripted';
 import { allowTick, killWaiters, tickExecutions, waitingAt } from '../../src/strategies/testing/tool-loop';
 import { get, parseSse, post, readSse } from './helpers';
 
-const stubFor = (runId: string) => env.AGENT_RUN.get(env.AGENT_RUN.idFromName(runId)) as DurableObjectStub<AgentRun>;
+const stubFor = (runId: string) => env.RUNS.get(env.RUNS.idFromName(runId)) as DurableObjectStub<RunObject>;
 
 const waitUntilEnded = async (runId: string) => {
   for (let i = 0; i < 400; i++) {

@@ -1,14 +1,14 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { AgentRun } from '../../durable-objects/agent-run';
+import type { RunObject } from '../../durable-objects/run-object';
 import { RUN_SCHEMA_VERSION } from '../../durable-objects/run/migrations';
 import { runStarted } from '../../src/engine/first-event';
 import type { RunRequest } from '../../src/engine/types';
 import { emptyUsage } from '../../src/engine/usage';
 import { installScript } from '../../src/llm/scripted';
 
-const stubFor = (runId: string) => env.AGENT_RUN.get(env.AGENT_RUN.idFromName(runId)) as DurableObjectStub<AgentRun>;
+const stubFor = (runId: string) => env.RUNS.get(env.RUNS.idFromName(runId)) as DurableObjectStub<RunObject>;
 
 const QUESTION = 'In which city was Robert Zemeckis born?';
 const SEARCH = { thought: 'I should find his page first.', tool: 'wikisearch', input: 'Robert Zemeckis' };

@@ -116,7 +116,7 @@ describe('a run followed by a client that does not read', () => {
     const own = parseSse(await started.text());
     expect(own.at(-1)!.event).toBe('done');
     // The run has ended; its follower has read nothing yet.
-    await runInDurableObject(env.AGENT_RUN.get(env.AGENT_RUN.idFromName(runId)), (run: unknown) => {
+    await runInDurableObject(env.RUNS.get(env.RUNS.idFromName(runId)), (run: unknown) => {
       const subscribers = [...(run as { fanout: { subscribers: Set<{ unread: number }> } }).fanout.subscribers];
       expect(subscribers.length).toBeGreaterThan(0);
       for (const s of subscribers) expect(s.unread).toBeLessThanOrEqual(MAX_UNREAD_BYTES + SLICE_BYTES);

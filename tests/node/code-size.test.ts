@@ -164,7 +164,7 @@ describe('function and file sizes', () => {
   it('reads the real code', () => {
     expect(report.files.length).toBeGreaterThan(200);
     expect(report.files.some((f) => f.file.startsWith('src/generated/'))).toBe(false);
-    expect(report.functions.find((f) => f.file === 'durable-objects/agent-run.ts' && f.name === 'fetch')).toBeDefined();
+    expect(report.functions.find((f) => f.file === 'durable-objects/run-object.ts' && f.name === 'fetch')).toBeDefined();
   });
 
   it(`has no function over ${MAX_FUNCTION_LINES} lines and at most ${MAX_LONG_FUNCTIONS} over ${LONG_FUNCTION_LINES}, but for the listed ones`, () => {

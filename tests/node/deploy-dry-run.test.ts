@@ -63,7 +63,7 @@ describe.sequential('npm run deploy --dry-run per environment, from a clean clon
       expect(run.status, out.slice(-2_000)).toBe(0);
       const summary = run.stderr.split('\n').find((l) => l.startsWith(`npm run deploy: environment ${env} → `)) ?? '';
       expect(summary, run.stderr.slice(0, 2_000)).toContain(`EVIDENCE=live, LLM_PROVIDER=workers-ai, EMBEDDING_PROVIDER=workers-ai, DEFAULT_VARIANT=${variant}`);
-      for (const binding of ['AI (Workers AI)', `VECTORIZE (humaniq-${env})`, 'AGENT_RUN (AgentRun)', 'RATE_LIMITER (RateLimiter)', 'POLITENESS_GATE (PolitenessGate)']) {
+      for (const binding of ['AI (Workers AI)', `VECTORIZE (humaniq-${env})`, 'RUNS (RunObject)', 'RATE_LIMITER (RateLimiter)', 'POLITENESS_GATE (PolitenessGate)']) {
         expect(summary).toContain(binding);
       }
       expect(summary).toMatch(/DB \(humaniq[-a-z0-9]*\)/);

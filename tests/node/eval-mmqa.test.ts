@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { contextSchema } from '../../src/api/schemas';
+import { contextSchema } from '../../src/runs/request-schema';
 import { mmqaLinkKey } from '../../src/eval/contexts/mmqa';
 import type { TableContext } from '../../src/eval/contexts/types';
 import { loadBenchmark } from '../../src/eval/loaders/index';

@@ -2,7 +2,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contextSchema } from '../../src/api/schemas';
+import { contextSchema } from '../../src/runs/request-schema';
 import { loadBenchmark } from '../../src/eval/loaders/index';
 import { prepareContexts } from '../../src/eval/node/contexts';
 import { hybridqaTables } from '../../src/eval/node/hybridqa-tables';

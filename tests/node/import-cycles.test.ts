@@ -80,7 +80,7 @@ describe('import graph', () => {
   const graph = importGraph(['src', 'durable-objects']);
 
   it('reads the real imports (the check is not vacuous)', () => {
-    const agentRunImports = [...graph.entries()].find(([f]) => f.endsWith(join('durable-objects', 'agent-run.ts')))?.[1] ?? [];
+    const agentRunImports = [...graph.entries()].find(([f]) => f.endsWith(join('durable-objects', 'run-object.ts')))?.[1] ?? [];
     expect(agentRunImports.map((f) => relative(ROOT, f))).toContain(join('src', 'engine', 'types.ts'));
     expect(graph.size).toBeGreaterThan(100);
   });

@@ -3,7 +3,7 @@ import { buildApp } from '../../src/app';
 
 /**
  * The app under a deployed-style config. Bindings can't change per test in workerd, so the app is called with
- * the test env's bindings (RATE_LIMITER, AGENT_RUN, DB) plus the vars a deployment would set.
+ * the test env's bindings (RATE_LIMITER, RUNS, DB) plus the vars a deployment would set.
  */
 export const deployedStyle = (vars: Record<string, string>) => {
   const app = buildApp();

@@ -1,7 +1,7 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
-import { MODE_OPTIONS } from '../../src/api/options-schemas';
+import { MODE_OPTIONS } from '../../src/runs/options-schema';
 import { post } from '../engine/helpers';
 
 const QUESTION = 'Who directed Forrest Gump?';

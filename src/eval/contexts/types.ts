@@ -1,5 +1,5 @@
 /**
- * The `context` program mode takes (POST /v1/answer, `src/api/schemas.ts`): a table whose cells keep their links,
+ * The `context` program mode takes (POST /v1/answer, `src/runs/request-schema.ts`): a table whose cells keep their links,
  * the passages those links lead to, and images by link. Built by the benchmark context builders beside this file.
  */
 export interface TableCell {

@@ -17,7 +17,7 @@ export interface HandRunResult {
 const MODEL_TOOLS = new Set(['read', 'generateQuery']);
 
 /** The model with every call marked as the caller's, for the model's gate. */
-const forParty = (llm: LLM, party: GateParty | undefined): LLM => (party ? { ...llm, chat: (request) => llm.chat({ ...request, party: request.party ?? party }) } : llm);
+const forParty = (llm: LLM, party: GateParty): LLM => ({ ...llm, chat: (request) => llm.chat({ ...request, party: request.party ?? party }) });
 
 /** A model that is not there: tools that need one fail with a clear message instead of hanging. */
 const noModel = (reason: string): LLM => ({
@@ -30,17 +30,24 @@ const noModel = (reason: string): LLM => ({
 });
 
 /**
+ * Whose call this is at the politeness gates: the caller as auth named it (`key:<hash>`, `ip:<address>`), and the
+ * call as a run of its own. The gates serve queued requests in turn across keys, so one caller's burst of tool
+ * calls does not hold another's back.
+ */
+export const handParty = (caller: string | undefined): GateParty => ({ key: caller ?? 'open', run: `tool:${crypto.randomUUID()}` });
+
+/**
  * Runs one tool outside any run, against the configured evidence: POST /v1/tools/{name} and the MCP tools.
  * A tool that needs a model when none is configured is a 503; a tool that fails answers its error as the observation
  * the agent would have seen. The whole call has one deadline, TOOL_TIMEOUT_MS, past which it is a 504 tool_timeout:
  * a model that answers `Retry-After: 100000` would otherwise keep the retry loop (and the request) waiting for
  * minutes. The deadline's signal stops the tool's own waits; the race answers even if a tool does not listen to it.
  */
-export const runToolByHand = async (env: Env, config: Config, tool: Tool, input: unknown, signal?: AbortSignal, party?: GateParty): Promise<HandRunResult> => {
+export const runToolByHand = async (env: Env, config: Config, tool: Tool, input: unknown, how: { signal?: AbortSignal; caller?: string } = {}): Promise<HandRunResult> => {
+  const { signal } = how;
   const llm = createLLM(config, env);
   if (!llm.ok && MODEL_TOOLS.has(tool.name)) throw new HttpError(503, 'llm_unavailable', `${tool.name} needs a language model. ${llm.reason}`);
-  // The call's key and its own id: the gates serve queued requests in turn across keys, so one caller's burst of
-  // tool calls does not hold another's back.
+  const party = handParty(how.caller);
   const services = createServices(config, env as never, { party });
   const started = Date.now();
   const deadline = new AbortController();

@@ -1,5 +1,13 @@
-import { startFailedFrames } from '../engine/first-event';
-import { SSE_HEADERS } from '../engine/sse';
+import type { Config } from '../config';
+import { firstEvent, startFailed } from '../engine/first-event';
+import type { RunEvent, RunRequest } from '../engine/types';
+import { sseFrame, sseResponse } from '../net/sse';
+
+/** A run event as an SSE frame, byte for byte as its object frames it. */
+export const runEventFrame = (e: RunEvent): Uint8Array => sseFrame({ id: e.id, event: e.type, data: JSON.stringify(e.data) });
+
+/** A new run's first event as the frame its object will store and replay (src/engine/first-event.ts). */
+export const runStartedFrame = (config: Config, runId: string, request: RunRequest): Uint8Array => runEventFrame(firstEvent(config, runId, request));
 
 /**
  * An event stream that starts with `first` at once and goes on with the stream `start` answers with. If the start
@@ -24,10 +32,10 @@ export const firstEventThenRun = (
       await events.body.pipeTo(writable).catch(() => {});
     } catch (err) {
       const why = (await explain?.(err).catch(() => undefined)) ?? (err instanceof Error ? err.message : String(err));
-      for (const frame of startFailedFrames(`the run could not be started: ${why}`)) await writer.write(frame).catch(() => {});
+      for (const e of startFailed(`the run could not be started: ${why}`)) await writer.write(runEventFrame(e)).catch(() => {});
       await writer.close().catch(() => {});
     }
   })();
   waitUntil?.(rest);
-  return new Response(readable, { headers: SSE_HEADERS });
+  return sseResponse(readable);
 };

@@ -3,7 +3,7 @@ import { loadConfig, type Config } from '../src/config';
 import { indexRunCreated, OPEN_OWNER, type RunSummary } from '../src/engine/run-index';
 import type { RunView } from '../src/engine/run-view';
 import { runStarted } from '../src/engine/first-event';
-import { SSE_HEADERS } from '../src/engine/sse';
+import { sseResponse } from '../src/net/sse';
 import { isTerminal, RunCancelled, type RunRequest, type StepEvent } from '../src/engine/types';
 import { runSpan, sendSpans, traceIdFor, tracingOn } from '../src/telemetry/run-tracing';
 import { partialOf } from './run/ending';
@@ -33,7 +33,7 @@ const visibleTo = (meta: RunMeta, caller: string | undefined) => caller === unde
  * the Stepper advances the strategy step by step from an alarm (so an eviction resumes from the last stored step), the
  * RunLedger writes events and ends runs, the SseFanout streams them, and RunEvidence records and replays evidence.
  */
-export class AgentRun extends DurableObject<Env> {
+export class RunObject extends DurableObject<Env> {
   private readonly store: RunStore;
   private readonly fanout: SseFanout;
   private readonly ledger: RunLedger;
@@ -194,7 +194,7 @@ export class AgentRun extends DurableObject<Env> {
     const meta = this.store.meta();
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     this.fanout.subscribe(writable.getWriter(), after, !!meta && !isTerminal(meta.status), this.config().SSE_HEARTBEAT_MS);
-    return new Response(readable, { headers: SSE_HEADERS });
+    return sseResponse(readable);
   }
 
   override async alarm(): Promise<void> {
