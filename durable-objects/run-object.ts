@@ -4,9 +4,8 @@ import { indexRunCreated, OPEN_OWNER, type RunSummary } from '../src/engine/run-
 import type { RunView } from '../src/engine/run-view';
 import { runStarted } from '../src/engine/first-event';
 import { sseResponse } from '../src/net/sse';
-import { isTerminal, RunCancelled, type RunRequest, type StepEvent } from '../src/engine/types';
+import { isTerminal, RunCancelled, type EventInput, type RunRequest } from '../src/engine/types';
 import { runSpan, sendSpans, traceIdFor, tracingOn } from '../src/telemetry/run-tracing';
-import { partialOf } from './run/ending';
 import { replayArchiveOf, RunEvidence } from './run/evidence';
 import { forkedRun, forkSourceOf, type ForkSource, type ForkSourceOutcome } from './run/fork';
 import { RunLedger } from './run/ledger';
@@ -47,7 +46,6 @@ export class RunObject extends DurableObject<Env> {
     const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
     this.ledger = new RunLedger(this.store, this.fanout, ctx.storage, () => this.env.DB, {
       traceId: (runId) => traceIdFor(this.config(), runId),
-      book: (meta) => this.evidence.book(meta.request),
       onFinish: (ended, config, events) => {
         if (!tracingOn(config) || ended.finishedAt === undefined) return;
         const error = [...events].reverse().find((e) => e.type === 'error');
@@ -172,11 +170,10 @@ export class RunObject extends DurableObject<Env> {
     if (meta.status === 'cancelled') return { outcome: 'cancelled', view: this.ledger.render(meta) };
     if (isTerminal(meta.status)) return { outcome: 'finished', view: this.ledger.render(meta) };
     this.stepper.abort(new RunCancelled());
-    const config = this.config();
-    const events: StepEvent[] = [{ type: 'error', data: { code: 'cancelled', message: 'the run was cancelled by its client' } }];
-    const partial = partialOf(meta, config);
+    const events: EventInput[] = [{ type: 'error', data: { code: 'cancelled', message: 'the run was cancelled by its client' } }];
+    const partial = this.stepper.partial(meta);
     if (partial) events.push({ type: 'answer', data: partial });
-    const ended = await this.ledger.finish(meta, 'cancelled', events, config);
+    const ended = await this.ledger.finish(meta, 'cancelled', events, this.stepper.configOf(meta));
     return { outcome: 'cancelled', view: this.ledger.render(ended) };
   }
 

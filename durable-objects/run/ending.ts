@@ -1,7 +1,4 @@
-import type { Config } from '../../src/config';
-import { forRequest } from '../../src/engine/conversation';
-import { LimitError, type AnswerDraft, type RunStatus, type StepEvent } from '../../src/engine/types';
-import { strategyFor } from '../../src/strategies';
+import { LimitError, type AnswerDraft, type RunStatus, type StepEvent, type Strategy } from '../../src/engine/types';
 import type { RunMeta } from '../run-store';
 
 /**
@@ -20,10 +17,10 @@ export const honestEnding = <E extends StepEvent>(events: E[]): { status: RunSta
 };
 
 /** The strategy's best answer so far, for a run that ends early; never lets a broken partial hide the end. */
-export const partialOf = (meta: RunMeta, config: Config): AnswerDraft | null => {
+export const partialOf = (meta: RunMeta, strategy: Strategy<unknown> | undefined): AnswerDraft | null => {
   if (meta.state === undefined) return null;
   try {
-    return forRequest(strategyFor(meta.request.mode, config), meta.request)?.partial?.(meta.state) ?? null;
+    return strategy?.partial?.(meta.state) ?? null;
   } catch {
     return null;
   }

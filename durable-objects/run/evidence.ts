@@ -1,6 +1,7 @@
 import type { Config } from '../../src/config';
 import { archiveInfo, archiveReplaySource, type ArchiveBindings } from '../../src/engine/archives';
 import { evidenceBook, type EvidenceBook } from '../../src/engine/attribution/attribute';
+import { stepAttribution, type StepAttribution } from '../../src/engine/attribution/step-attribution';
 import { OPEN_OWNER } from '../../src/engine/run-index';
 import { redact } from '../../src/engine/redact';
 import { createServices, type ServiceCaller } from '../../src/engine/services';
@@ -48,6 +49,10 @@ export const withTestOverrides = (config: Config, request: RunRequest): Config =
 export class RunEvidence {
   /** Pages fetched ahead of a read, kept while this object lives (src/evidence/prefetch.ts). */
   private readonly prefetched = new PagePrefetch();
+  /** Records stored by this instance: the book of the run's evidence is read again only when it changed. */
+  private stored = 0;
+  /** The archive a replaying run reads from, looked up once per instance. */
+  private replay: Promise<ReplaySource | null> | undefined;
 
   constructor(
     private readonly store: RunStore,
@@ -62,6 +67,11 @@ export class RunEvidence {
   /** The run's evidence recording and its caller's context: what the answer's citations are checked against. */
   book(request: RunRequest): EvidenceBook {
     return evidenceBook(this.store.records(), request.context);
+  }
+
+  /** Attribution against this run's evidence, for a step or for an ending's answer (src/engine/attribution). */
+  attribution(request: RunRequest): StepAttribution {
+    return stepAttribution(request, () => this.book(request), () => this.stored);
   }
 
   /**
@@ -96,7 +106,16 @@ export class RunEvidence {
    * when no archive has that id or it belongs to another key than the run's. The API refuses both before a run
    * starts; the deploy's own EVIDENCE_REPLAY is the operator's and open to every run.
    */
-  async loadReplay(meta: RunMeta, config: Config): Promise<ReplaySource | null> {
+  loadReplay(meta: RunMeta, config: Config): Promise<ReplaySource | null> {
+    // A failed look-up (storage unavailable) is asked again at the next step.
+    this.replay ??= this.findReplay(meta, config).catch((err: unknown) => {
+      this.replay = undefined;
+      throw err;
+    });
+    return this.replay;
+  }
+
+  private async findReplay(meta: RunMeta, config: Config): Promise<ReplaySource | null> {
     const archiveId = meta.replay!.archiveId;
     const env = this.env as unknown as ArchiveBindings;
     const info = await archiveInfo(env, archiveId);
@@ -115,5 +134,6 @@ export class RunEvidence {
       const body = scrub(JSON.stringify(response.body));
       this.store.record(scrub(record.key), request, { hash: await sha256Hex(body), body });
     } else this.store.record(scrub(record.key), request, { error: scrub(JSON.stringify(response.error)) });
+    this.stored++;
   }
 }

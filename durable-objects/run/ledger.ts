@@ -1,12 +1,10 @@
 import type { Config } from '../../src/config';
-import { applyAnswerFormat } from '../../src/engine/answer-format';
-import { evidenceBook, finishAnswer, type EvidenceBook } from '../../src/engine/attribution/attribute';
 import { standaloneQuestionOf } from '../../src/engine/conversation';
 import { redact } from '../../src/engine/redact';
 import { indexRunStatus } from '../../src/engine/run-index';
 import { runView, type RunView } from '../../src/engine/run-view';
 import type { LiveDeltas } from '../../src/engine/live-deltas';
-import type { AnswerDraft, EventInput, LimitError, RunEvent, RunStatus, StepEvent, Timings } from '../../src/engine/types';
+import type { AnswerData, EventInput, LimitError, RunEvent, RunStatus, Timings } from '../../src/engine/types';
 import type { RunMeta, RunStore } from '../run-store';
 import type { SseFanout } from './sse-fanout';
 
@@ -15,13 +13,12 @@ export interface LedgerHooks {
   traceId?: (runId: string) => string | undefined;
   /** Told once the run has ended and its last events are stored (the run's span is sent from here). */
   onFinish?: (ended: RunMeta, config: Config, events: RunEvent[]) => void;
-  /** The run's evidence, which an answer's citations are verified against (none: nothing verifies). */
-  book?: (meta: RunMeta) => EvidenceBook;
 }
 
 /**
- * Writes the run's history: every event goes to storage (formatted and scrubbed of secrets) and then to the live
- * streams; the end of a run also updates the run index and answers those waiting for the result.
+ * Writes the run's history: every event goes to storage (scrubbed of secrets) and then to the live streams; the end
+ * of a run also updates the run index and answers those waiting for the result. Answers come attributed and
+ * formatted (src/engine/attribution/step-attribution.ts): the ledger stores what it is given.
  */
 export class RunLedger {
   private readonly waiters: Array<(view: RunView | null) => void> = [];
@@ -43,18 +40,15 @@ export class RunLedger {
     send: (delta) => this.fanout.delta(delta),
   };
 
-  /** Stores and streams events; an answer is attributed (citations, confidence) and formatted on the way. */
-  append(meta: RunMeta, events: StepEvent[], config: Config, checkpoint = false): RunEvent[] {
-    const formatted: EventInput[] = events.map((e) =>
-      e.type === 'answer' ? { type: 'answer', data: applyAnswerFormat(finishAnswer(e.data, this.hooks.book?.(meta) ?? evidenceBook([], meta.request.context), meta.request), meta.request) } : e,
-    );
-    const stored = this.store.commit(meta, formatted, Date.now(), (s) => redact(s, config.secrets), checkpoint);
+  /** Stores and streams events (with the state in `meta` when `checkpoint`). */
+  append(meta: RunMeta, events: EventInput[], config: Config, checkpoint = false): RunEvent[] {
+    const stored = this.store.commit(meta, events, Date.now(), (s) => redact(s, config.secrets), checkpoint);
     this.fanout.broadcast(stored);
     return stored;
   }
 
   /** Stores the last events and `done`, closes the streams, answers those who wait, then updates the run index. */
-  async finish(meta: RunMeta, status: RunStatus, events: StepEvent[], config: Config): Promise<RunMeta> {
+  async finish(meta: RunMeta, status: RunStatus, events: EventInput[], config: Config): Promise<RunMeta> {
     const finishedAt = Date.now();
     // An answer no model call streamed (composed, or nobody followed) reaches its readers now.
     const answered = events.some((e) => e.type === 'answer' && e.data.answer.trim() !== '');
@@ -85,8 +79,8 @@ export class RunLedger {
   }
 
   /** Ends the run `limited`, with the limit that was hit and the partial answer when there is one. */
-  async limited(meta: RunMeta, partial: AnswerDraft | null | undefined, err: LimitError, config: Config): Promise<void> {
-    const events: StepEvent[] = [{ type: 'error', data: { code: `limit_${err.limit}`, message: err.message } }];
+  async limited(meta: RunMeta, partial: AnswerData | null, err: LimitError, config: Config): Promise<void> {
+    const events: EventInput[] = [{ type: 'error', data: { code: `limit_${err.limit}`, message: err.message } }];
     if (partial) events.push({ type: 'answer', data: partial });
     await this.finish(meta, 'limited', events, config);
   }

@@ -1,37 +1,26 @@
 import type { Config } from '../../src/config';
 import { renderContextPages } from '../../src/engine/attribution/context-documents';
-import { createRunContext } from '../../src/engine/context';
-import { forRequest, requestForStep } from '../../src/engine/conversation';
 import { CallsInFlight, type CallInFlight } from '../../src/engine/calls-in-flight';
 import { PromptHistory } from '../../src/engine/prompt-reuse';
-import { limitsFor } from '../../src/engine/limits';
 import { indexRunStatus } from '../../src/engine/run-index';
-import { createToolRegistry } from '../../src/engine/services';
-import type { Delta } from '../../src/engine/live-deltas';
 import { withNotes } from '../../src/engine/step-notes';
-import { isTerminal, LimitError, type RunRequest } from '../../src/engine/types';
+import { isTerminal, LimitError, type AnswerData, type AnswerDraft } from '../../src/engine/types';
 import type { ReplaySource } from '../../src/evidence/recording';
-import { sendSpans, startStepTrace, tracedServices } from '../../src/telemetry/run-tracing';
-import { createLLM } from '../../src/llm';
 import { LLMError } from '../../src/llm/types';
-import { StoredValueTooLarge } from '../stored-value';
-import { strategyFor, strategyTools } from '../../src/strategies';
-import type { RunMeta, RunStore } from '../run-store';
 import { untilAborted } from '../../src/net/until-aborted';
+import { sendSpans } from '../../src/telemetry/run-tracing';
+import { StoredValueTooLarge } from '../stored-value';
+import type { RunMeta, RunStore } from '../run-store';
 import { honestEnding, partialOf, wallTimeError } from './ending';
-import { withTestOverrides, type RunEvidence } from './evidence';
+import type { RunEvidence } from './evidence';
 import type { RunLedger } from './ledger';
+import { modelOf, resolveSetup, type RunSetup, type SetupOutcome } from './setup';
+import { stepRun, type StepRun } from './step-context';
 
 /** If the object dies mid-step, this alarm (armed before each step) resumes the run. */
 const WATCHDOG_MS = 60_000;
 /** How long one alarm invocation goes on from step to step before handing over to a fresh alarm. */
 const STEPS_IN_ONE_ALARM_MS = 20_000;
-
-/** `options.model` (a fork's `model`) runs the run on another model than the deploy's LLM_MODEL. */
-const withModel = (config: Config, request: RunRequest): Config => {
-  const model = request.options?.model;
-  return typeof model === 'string' && model.trim() ? { ...config, LLM_MODEL: model.trim() } : config;
-};
 
 export interface StepperParts {
   storage: DurableObjectStorage;
@@ -47,7 +36,8 @@ export interface StepperParts {
 /**
  * Drives the run: strategy steps one after another from an alarm (or from start, see `soon`), with the run's limits
  * around each. Each step's outcome and the state after it are stored together, so a new instance resumes from the
- * last stored step and never repeats one.
+ * last stored step and never repeats one. What the run runs with (config, strategy, tools) is resolved once per
+ * instance (./setup.ts); answers are attributed here, once, before the ledger stores them.
  */
 export class Stepper {
   /** True while this instance runs a step: a second alarm delivery must not run the same step twice. */
@@ -58,6 +48,7 @@ export class Stepper {
   private readonly prompts = new PromptHistory();
   /** The model calls the step in flight waits on, for the run JSON. */
   private readonly calls = new CallsInFlight();
+  private setup: SetupOutcome | undefined;
 
   constructor(private readonly parts: StepperParts) {}
 
@@ -106,143 +97,132 @@ export class Stepper {
     this.inflight?.abort(reason);
   }
 
+  /** The run's best answer so far, attributed as stored, for a run that ends early (none when there is nothing). */
+  partial(meta: RunMeta): AnswerData | null {
+    const setup = this.setupOf(meta);
+    const draft: AnswerDraft | null = partialOf(meta, setup.ok ? setup.setup.strategy : undefined);
+    return draft && this.parts.evidence.attribution(meta.request).answer(draft);
+  }
+
+  /** The config an ending is stored with: the run's own once resolved. */
+  configOf(meta: RunMeta): Config {
+    const setup = this.setupOf(meta);
+    return setup.ok ? setup.setup.config : this.parts.config();
+  }
+
+  private setupOf(meta: RunMeta): SetupOutcome {
+    return (this.setup ??= resolveSetup(this.parts.config(), meta.request));
+  }
+
   /**
    * A step is still running in this instance. Past the run's wall time it is abandoned: the run ends `limited` now,
    * and whatever the step returns later is dropped. Otherwise keep a watchdog armed in case the instance dies.
    */
   private async watchdog(): Promise<void> {
-    const { store, storage, ledger } = this.parts;
-    const meta = store.meta();
+    const meta = this.parts.store.meta();
     if (!meta || isTerminal(meta.status)) return;
-    const config = this.parts.config();
-    const limits = limitsFor(config, meta.request);
-    const remaining = limits.maxWallMs - (Date.now() - meta.startedAt);
-    if (remaining > 0) return storage.setAlarm(Date.now() + Math.min(WATCHDOG_MS, remaining + 1));
-    const err = wallTimeError(limits.maxWallMs);
+    const setup = this.setupOf(meta);
+    const maxWallMs = setup.ok ? setup.setup.limits.maxWallMs : this.parts.config().MAX_WALL_MS;
+    const remaining = maxWallMs - (Date.now() - meta.startedAt);
+    if (remaining > 0) return this.parts.storage.setAlarm(Date.now() + Math.min(WATCHDOG_MS, remaining + 1));
+    const err = wallTimeError(maxWallMs);
     this.inflight?.abort(err);
-    await ledger.limited(meta, partialOf(meta, config), err, config);
+    await this.parts.ledger.limited(meta, this.partial(meta), err, this.configOf(meta));
   }
 
   /** Runs one step; 'next' when the run goes on. */
   private async advance(): Promise<'next' | undefined> {
-    const { store, storage, ledger, evidence, env } = this.parts;
-    const meta = store.meta();
+    const meta = this.parts.store.meta();
     if (!meta || isTerminal(meta.status)) return;
-    const config = withTestOverrides(withModel(this.parts.config(), meta.request), meta.request);
-    const limits = limitsFor(config, meta.request);
-    // A chat run with earlier turns makes its question self-contained first (src/engine/conversation).
-    const strategy = forRequest(strategyFor(meta.request.mode, config), meta.request);
-    if (!strategy) {
-      return void (await ledger.finish(meta, 'failed', [{ type: 'error', data: { code: 'unknown_mode', message: `mode "${meta.request.mode}" is not available` } }], config));
-    }
-    const llm = createLLM(config, env);
-    if (!llm.ok) return void (await ledger.finish(meta, 'failed', [{ type: 'error', data: { code: 'llm_unavailable', message: llm.reason } }], config));
+    const resolved = this.setupOf(meta);
+    if (!resolved.ok) return this.fail(meta, resolved.code, resolved.message);
+    const { setup } = resolved;
+    const llm = modelOf(setup, this.parts.env);
+    if (!llm.ok) return this.fail(meta, 'llm_unavailable', llm.reason);
+    const { limits } = setup;
+    if (meta.steps >= limits.maxSteps) return this.limited(meta, new LimitError('steps', `the run reached its limit of ${limits.maxSteps} steps`));
+    const remaining = limits.maxWallMs - (Date.now() - meta.startedAt);
+    if (remaining <= 0) return this.limited(meta, wallTimeError(limits.maxWallMs));
 
-    const now = Date.now();
-    if (meta.steps >= limits.maxSteps) return void (await ledger.limited(meta, strategy.partial?.(meta.state), new LimitError('steps', `the run reached its limit of ${limits.maxSteps} steps`), config));
-    const remaining = limits.maxWallMs - (now - meta.startedAt);
-    if (remaining <= 0) return void (await ledger.limited(meta, strategy.partial?.(meta.state), wallTimeError(limits.maxWallMs), config));
-
+    const replay = await this.replayOf(meta, setup.config);
+    // Cancelled while the archive was looked up (only the first step of an instance looks).
+    if (this.endedMeanwhile()) return;
+    if (replay === null) return this.fail(meta, 'archive_not_found', `evidence archive "${meta.replay!.archiveId}" was not found; upload one with POST /v1/archives`);
+    await this.parts.storage.setAlarm(Date.now() + Math.min(WATCHDOG_MS, remaining + 1));
     // One controller per step: the deadline, a cancel or the watchdog abort the step's model and tool calls.
     const controller = new AbortController();
     const deadline = setTimeout(() => controller.abort(wallTimeError(limits.maxWallMs)), remaining);
     this.inflight = controller;
-    const usage = structuredClone(meta.usage);
-    let replay: ReplaySource | undefined;
-    if (meta.replay) {
-      const loaded = await evidence.loadReplay(meta, config);
-      if (!loaded) {
-        clearTimeout(deadline);
-        this.inflight = undefined;
-        const message = `evidence archive "${meta.replay.archiveId}" was not found; upload one with POST /v1/archives`;
-        return void (await ledger.finish(meta, 'failed', [{ type: 'error', data: { code: 'archive_not_found', message } }], config));
-      }
-      replay = loaded;
-    }
-    // Waits at politeness gates and shortened prompts join the step's trace.
-    const notes: string[] = [];
-    const note = (text: string) => void notes.push(text);
-    // With tracing on, the step's model calls, tool calls and evidence requests are recorded as spans under it.
-    const trace = startStepTrace(config, meta.runId, meta.steps + 1, meta.request);
-    // Keys of the evidence records this step produces, so its tool calls can say what they read.
-    const recorded: string[] = [];
-    // Whose requests these are at the politeness gates, which serve their queues in turn across keys and runs.
-    const party = { key: meta.owner ?? 'open', run: meta.runId };
-    const services = evidence.services(config, usage, replay, { signal: controller.signal, usage, note, party }, recorded, meta.startedAt + limits.maxWallMs);
-    // The first piece of the answer a model call streams: the run's time to first answer token.
-    let firstAnswerAt: number | undefined;
-    const live = {
-      listening: ledger.live.listening,
-      nextCall: ledger.live.nextCall,
-      send: (delta: Delta) => {
-        if (delta.answer && firstAnswerAt === undefined) firstAnswerAt = Date.now();
-        ledger.live.send(delta);
-      },
-    };
-    const timed = (m: RunMeta): RunMeta => (m.firstAnswerAt === undefined && firstAnswerAt !== undefined ? { ...m, firstAnswerAt } : m);
-    const ctx = createRunContext({
-      runId: meta.runId,
-      request: requestForStep(meta.request, meta.state),
-      config,
-      llm: this.calls.watch(llm.llm),
-      services: trace ? tracedServices(services, trace) : services,
-      recorded,
-      prompts: this.prompts,
-      book: () => evidence.book(meta.request),
-      tools: createToolRegistry(strategyTools(config)),
-      usage,
-      llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
-      signal: controller.signal,
-      note,
-      party,
-      live,
-      ...(trace ? { tracer: trace } : {}),
-    });
+    const step = stepRun({ ...this.parts, calls: this.calls, prompts: this.prompts }, meta, setup, llm.llm, replay, controller.signal);
+    // The state the step began from, or the one the strategy's start made (stored with a failure).
+    const progress = { state: meta.state };
     let stepError: string | undefined;
-
-    let state = meta.state;
-    await storage.setAlarm(Date.now() + Math.min(WATCHDOG_MS, remaining + 1));
     try {
-      if (meta.status === 'queued') {
-        state = await untilAborted(Promise.resolve(strategy.start(ctx)), controller.signal);
-        meta.status = 'running';
-        // Not awaited: the index keeps its writes in order, and the first model call need not wait for D1.
-        this.parts.waitUntil(ledger.index(() => indexRunStatus(env.DB, meta.runId, { status: 'running' })));
-      }
-      const stepped = await untilAborted(strategy.step(state, ctx), controller.signal);
-      // A cancel or the watchdog may have ended the run while this step ran; its result is not wanted then.
-      if (this.endedMeanwhile()) return;
-      const outcome = { ...stepped, events: withNotes(stepped.events, notes) };
-      const next: RunMeta = timed({ ...meta, state: outcome.state, usage, steps: meta.steps + 1 });
-      // Storing an answer verifies it against the supplied pages: read them as a reader sees them first, in slices.
-      if (outcome.events.some((e) => e.type === 'answer')) await renderContextPages(meta.request.context);
-      if (outcome.done) {
-        const ending = honestEnding(outcome.events);
-        return void (await ledger.finish(next, ending.status, ending.events, config));
-      }
-      ledger.append(next, outcome.events, config, true);
-      // A step that ran past the wall time (synchronous work holds the timer back) is kept, and ends the run.
-      if (Date.now() - meta.startedAt > limits.maxWallMs) {
-        return void (await ledger.limited(next, strategy.partial?.(outcome.state), wallTimeError(limits.maxWallMs, true), config));
-      }
-      return 'next';
+      return await this.runStep(meta, setup, step, progress, controller.signal);
     } catch (err) {
       if (this.endedMeanwhile()) return;
       const reason = controller.signal.aborted ? controller.signal.reason : err;
       stepError = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
-      const next: RunMeta = timed({ ...meta, state, usage });
-      // A start() that threw leaves no state: partialOf answers null then instead of handing undefined to the strategy.
-      if (reason instanceof LimitError) return void (await ledger.limited(next, partialOf(next, config), reason, config));
-      const code = reason instanceof LLMError || reason instanceof StoredValueTooLarge ? reason.code : 'step_failed';
-      const message = reason instanceof Error ? reason.message : String(reason);
-      const partial = partialOf(next, config);
-      return void (await ledger.finish(next, 'failed', [{ type: 'error', data: { code, message } }, ...(partial ? [{ type: 'answer' as const, data: partial }] : [])], config));
+      return await this.stepFailed(step.timed({ ...meta, state: progress.state, usage: step.usage }), setup, reason);
     } finally {
       clearTimeout(deadline);
       if (this.inflight === controller) this.inflight = undefined;
       // Sent after the step's result is stored, in the background: a slow or dead collector never holds a step up.
-      if (trace) sendSpans(config, trace.end({}, stepError), this.parts.waitUntil);
+      if (step.trace) sendSpans(setup.config, step.trace.end({}, stepError), this.parts.waitUntil);
     }
+  }
+
+  /** The archive a replaying run reads from: undefined when it replays none, null when it is not there. */
+  private async replayOf(meta: RunMeta, config: Config): Promise<ReplaySource | null | undefined> {
+    return meta.replay ? this.parts.evidence.loadReplay(meta, config) : undefined;
+  }
+
+  /** The step itself: the strategy's start (first step) and step, then its outcome stored, or the run ended. */
+  private async runStep(meta: RunMeta, setup: RunSetup, step: StepRun, progress: { state: unknown }, signal: AbortSignal): Promise<'next' | undefined> {
+    const { ledger } = this.parts;
+    const { strategy, config, limits } = setup;
+    if (meta.status === 'queued') {
+      progress.state = await untilAborted(Promise.resolve(strategy.start(step.ctx)), signal);
+      meta.status = 'running';
+      // Not awaited: the index keeps its writes in order, and the first model call need not wait for D1.
+      this.parts.waitUntil(ledger.index(() => indexRunStatus(this.parts.env.DB, meta.runId, { status: 'running' })));
+    }
+    const stepped = await untilAborted(strategy.step(progress.state, step.ctx), signal);
+    // A cancel or the watchdog may have ended the run while this step ran; its result is not wanted then.
+    if (this.endedMeanwhile()) return;
+    const events = withNotes(stepped.events, step.notes);
+    const next: RunMeta = step.timed({ ...meta, state: stepped.state, usage: step.usage, steps: meta.steps + 1 });
+    // Storing an answer verifies it against the supplied pages: read them as a reader sees them first, in slices.
+    if (events.some((e) => e.type === 'answer')) await renderContextPages(meta.request.context);
+    if (stepped.done) {
+      const ending = honestEnding(events);
+      return void (await ledger.finish(next, ending.status, step.attribution.events(ending.events), config));
+    }
+    ledger.append(next, step.attribution.events(events), config, true);
+    // A step that ran past the wall time (synchronous work holds the timer back) is kept, and ends the run.
+    if (Date.now() - meta.startedAt > limits.maxWallMs) return this.limited(next, wallTimeError(limits.maxWallMs, true));
+    return 'next';
+  }
+
+  /** A step that threw: a limit ends the run `limited`, anything else `failed`, each with the best answer so far. */
+  private async stepFailed(next: RunMeta, setup: RunSetup, reason: unknown): Promise<undefined> {
+    if (reason instanceof LimitError) return this.limited(next, reason);
+    const code = reason instanceof LLMError || reason instanceof StoredValueTooLarge ? reason.code : 'step_failed';
+    const message = reason instanceof Error ? reason.message : String(reason);
+    // A start() that threw leaves no state: partial answers null then instead of handing undefined to the strategy.
+    const partial = this.partial(next);
+    await this.parts.ledger.finish(next, 'failed', [{ type: 'error', data: { code, message } }, ...(partial ? [{ type: 'answer' as const, data: partial }] : [])], setup.config);
+    return undefined;
+  }
+
+  private async fail(meta: RunMeta, code: string, message: string): Promise<undefined> {
+    await this.parts.ledger.finish(meta, 'failed', [{ type: 'error', data: { code, message } }], this.configOf(meta));
+    return undefined;
+  }
+
+  private async limited(meta: RunMeta, err: LimitError): Promise<undefined> {
+    await this.parts.ledger.limited(meta, this.partial(meta), err, this.configOf(meta));
+    return undefined;
   }
 
   private endedMeanwhile(): boolean {

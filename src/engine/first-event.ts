@@ -1,13 +1,15 @@
 import type { Config } from '../config';
 import { redact } from './redact';
-import type { RunEvent, RunRequest, StepEvent } from './types';
+import type { EventInput, RunEvent, RunRequest } from './types';
 import { emptyUsage } from './usage';
 
 /** The id of a new run's first event, the `run` event: nothing is stored before it. */
 export const FIRST_EVENT_ID = 1;
 
+type RunStartedEvent = Extract<EventInput, { type: 'run' }>;
+
 /** A new run's first event: everything in it is known before the run's object exists. */
-export const runStarted = (runId: string, request: RunRequest): StepEvent => ({
+export const runStarted = (runId: string, request: RunRequest): RunStartedEvent => ({
   type: 'run',
   data: { runId, variant: request.variant, mode: request.mode, question: request.question },
 });
@@ -17,7 +19,7 @@ export const runStarted = (runId: string, request: RunRequest): StepEvent => ({
  * API can send it before the object is set up.
  */
 export const firstEvent = (config: Config, runId: string, request: RunRequest): RunEvent => {
-  const data = JSON.parse(redact(JSON.stringify(runStarted(runId, request).data), config.secrets)) as Extract<StepEvent, { type: 'run' }>['data'];
+  const data = JSON.parse(redact(JSON.stringify(runStarted(runId, request).data), config.secrets)) as RunStartedEvent['data'];
   return { id: FIRST_EVENT_ID, type: 'run', data, at: 0 };
 };
 

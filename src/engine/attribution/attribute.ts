@@ -108,15 +108,23 @@ const backedBy = (answer: string, voting: readonly { claim: Claim; citations: Ci
       }),
   );
 
+/** A claim with the citations the run's evidence gives it: the costly part of attribution (answers looked up in documents). */
+export interface CheckedClaim {
+  claim: Claim;
+  citations: Citation[];
+}
+
+/** Cites every claim that may vote (the model's own knowledge and non-answers never do) against the run's evidence. */
+export const checkClaims = (claims: readonly Claim[], book: EvidenceBook): CheckedClaim[] =>
+  claims.filter((c) => c.source !== MODEL_KNOWLEDGE && !isNonAnswer(c.answer) && c.keys.length > 0).map((claim) => ({ claim, citations: citationsOf(claim, book) }));
+
 /**
- * Citations for every claim, and the agreement of the sources with a verified one. A fallback source (an agent's
- * own answer, derived from the sources it read) votes only when no other source verified; the model's own
- * knowledge never does, whatever a strategy declares. Given the answer the run gives, the verdict is about that
- * answer: when no verified source backs it, it is `none` with no agreement sources, whatever the sources said.
+ * The agreement of the sources with a verified citation, from checked claims. A fallback source (an agent's own
+ * answer, derived from the sources it read) votes only when no other source verified. Given the answer the run
+ * gives, the verdict is about that answer: when no verified source backs it, it is `none` with no agreement
+ * sources, whatever the sources said.
  */
-export const attribute = (claims: readonly Claim[], book: EvidenceBook, answer?: string): Attribution => {
-  const usable = claims.filter((c) => c.source !== MODEL_KNOWLEDGE && !isNonAnswer(c.answer) && c.keys.length > 0);
-  const checked = usable.map((claim) => ({ claim, citations: citationsOf(claim, book) }));
+export const verdictOf = (checked: readonly CheckedClaim[], book: EvidenceBook, answer?: string): Attribution => {
   const verified = checked.filter((c) => c.citations.some((x) => x.verified));
   const primary = verified.filter((c) => !c.claim.fallback);
   const voting = primary.length ? primary : verified;
@@ -133,6 +141,9 @@ export const attribute = (claims: readonly Claim[], book: EvidenceBook, answer?:
     citations: shown.flatMap((c) => c.citations),
   };
 };
+
+/** Citations for every claim, and the agreement of the sources with a verified one (checkClaims, then verdictOf). */
+export const attribute = (claims: readonly Claim[], book: EvidenceBook, answer?: string): Attribution => verdictOf(checkClaims(claims, book), book, answer);
 
 /** `https://en.wikipedia.org/wiki/New_York_City` → `New York City`; a URL it cannot read stays as it is. */
 const titleOf = (url: string): string => {
@@ -164,13 +175,14 @@ const thresholdMissed = (confidence: Confidence, options: Record<string, unknown
 };
 
 /**
- * The answer as stored and served: the draft with its citations, confidence and agreement; the pages a verified
+ * The answer as stored and served: the draft with its citations, confidence and agreement (its claims as `checked`
+ * when they were already cited against the same evidence); the pages a verified
  * citation links to join `sources`; `options.abstain` turns an unverified answer into "I don't know", and
  * `options.abstainBelow` any answer under that confidence level (recorded as `abstainedBelow`).
  */
-export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, request: RunRequest): AnswerData => {
+export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, request: RunRequest, checked?: readonly CheckedClaim[]): AnswerData => {
   const { claims, ...fields } = draft;
-  const attribution = attribute(claims ?? [], book, fields.answer);
+  const attribution = verdictOf(checked ?? checkClaims(claims ?? [], book), book, fields.answer);
   const sources = [...fields.sources];
   for (const c of attribution.citations) {
     if (!c.verified || !c.url || sources.some((s) => s.url === c.url)) continue;

@@ -1,0 +1,48 @@
+import { applyAnswerFormat } from '../answer-format';
+import type { AnswerData, AnswerDraft, Attribution, Claim, EventInput, RunRequest, StepEvent } from '../types';
+import { checkClaims, finishAnswer, verdictOf, type CheckedClaim, type EvidenceBook } from './attribute';
+
+/** What a step's strategy and the engine ask of attribution: the verdict on claims, and answers as stored. */
+export interface StepAttribution {
+  /** The verdict on claims against the evidence so far (what `ctx.attribute` answers a strategy). */
+  attribute(claims: readonly Claim[]): Attribution;
+  /** A draft as stored and served: attributed, then formatted as the request asks (`options.booleanStyle`). */
+  answer(draft: AnswerDraft): AnswerData;
+  /** A step's events as stored: every answer draft made an answer. */
+  events(events: readonly StepEvent[]): EventInput[];
+}
+
+/**
+ * Attribution for one step of a run, done once per answer: the claims a strategy has verified before it answers (the
+ * HQA agent skips its merge call when verified sources agree) are not cited again when its answer is stored. The run's
+ * evidence is read once per `version` (it changes when a record is stored), and claims are cited once per evidence.
+ */
+export const stepAttribution = (request: RunRequest, readBook: () => EvidenceBook, version: () => number = () => 0): StepAttribution => {
+  let current: { version: number; book: EvidenceBook } | undefined;
+  const book = () => {
+    const v = version();
+    if (current?.version !== v) current = { version: v, book: readBook() };
+    return current.book;
+  };
+  const cited = new WeakMap<readonly Claim[], { book: EvidenceBook; checked: CheckedClaim[] }>();
+  const check = (claims: readonly Claim[]) => {
+    const b = book();
+    const hit = cited.get(claims);
+    if (hit?.book === b) return hit;
+    const fresh = { book: b, checked: checkClaims(claims, b) };
+    cited.set(claims, fresh);
+    return fresh;
+  };
+  const answer = (draft: AnswerDraft): AnswerData => {
+    const { book: b, checked } = check(draft.claims ?? []);
+    return applyAnswerFormat(finishAnswer(draft, b, request, checked), request);
+  };
+  return {
+    attribute(claims) {
+      const { book: b, checked } = check(claims);
+      return verdictOf(checked, b);
+    },
+    answer,
+    events: (events) => events.map((e): EventInput => (e.type === 'answer' ? { type: 'answer', data: answer(e.data) } : e)),
+  };
+};
