@@ -1,3 +1,5 @@
+import { pulledFrames, sseComment } from '../net/sse';
+
 /**
  * The SSE response of one MCP POST, with a small backlog for a client that reads slowly or not at all. The SDK's
  * transport writes every message into its stream at once (it never waits for the reader), so a run's progress would
@@ -24,7 +26,7 @@ interface Pending {
 }
 
 const encoder = new TextEncoder();
-const KEEP_ALIVE = encoder.encode(': keep-alive\n\n');
+const KEEP_ALIVE = sseComment('keep-alive');
 const PROGRESS = /"method"\s*:\s*"notifications\/progress"/;
 
 const DATA_LINE = /^data: (.*)$/m;
@@ -44,93 +46,106 @@ const withSkipNote = (frame: string, skipped: number): string => {
   }
 };
 
+/**
+ * The frames waiting for the client, in order. Waiting progress is kept up to `maxBytes`: past it the oldest waiting
+ * progress goes (the newest is the one worth reading), and the next progress handed out says how many went.
+ * Everything else always waits its turn.
+ */
+const backlog = (maxBytes: number) => {
+  const queue: Pending[] = [];
+  let queuedProgress = 0;
+  let skipped = 0;
+  return {
+    push(text: string) {
+      const item = { text, bytes: text.length, progress: PROGRESS.test(text.slice(0, 200)) };
+      if (item.progress) {
+        queuedProgress += item.bytes;
+        for (let i = 0; queuedProgress > maxBytes && i < queue.length; ) {
+          if (!queue[i]!.progress) {
+            i++;
+            continue;
+          }
+          queuedProgress -= queue[i]!.bytes;
+          queue.splice(i, 1);
+          skipped++;
+        }
+      }
+      queue.push(item);
+    },
+    /** The next frame to send, or undefined when none waits. */
+    shift(): string | undefined {
+      const item = queue.shift();
+      if (!item?.progress) return item?.text;
+      queuedProgress -= item.bytes;
+      if (skipped === 0) return item.text;
+      const noted = withSkipNote(item.text, skipped);
+      skipped = 0;
+      return noted;
+    },
+    get empty() {
+      return queue.length === 0;
+    },
+    clear() {
+      queue.length = 0;
+      queuedProgress = 0;
+    },
+  };
+};
+
+/** Reads an SSE text stream to its end, handing over each frame as it completes (a frame's end may straddle two pieces). */
+const readFrames = async (source: ReadableStreamDefaultReader<string>, frame: (text: string) => void) => {
+  let partial = '';
+  for (;;) {
+    const { value, done } = await source.read();
+    if (done) break;
+    let from = Math.max(0, partial.length - 1);
+    partial += value;
+    for (let end = partial.indexOf('\n\n', from); end >= 0; end = partial.indexOf('\n\n', from)) {
+      frame(partial.slice(0, end + 2));
+      partial = partial.slice(end + 2);
+      from = 0;
+    }
+  }
+  if (partial) frame(partial);
+};
+
 /** Wraps an MCP response: an SSE body gets the bounded backlog; anything else (JSON, 202, an error) is returned as is. */
 export const boundedMcpResponse = (res: Response, onClientGone: () => void, limits = { maxBacklogBytes: MAX_BACKLOG_BYTES, keepAliveMs: KEEP_ALIVE_MS }): Response => {
   if (!res.body || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return res;
   const source = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  const queue: Pending[] = [];
-  let queuedProgress = 0;
-  let skipped = 0;
+  const waiting = backlog(limits.maxBacklogBytes);
   let ended = false;
   let wake: (() => void) | undefined;
-
-  const push = (text: string) => {
-    const progress = PROGRESS.test(text.slice(0, 200));
-    const item = { text, bytes: text.length, progress };
-    if (progress) {
-      queuedProgress += item.bytes;
-      // Drop the oldest waiting progress until the backlog fits again (the newest is the one worth reading).
-      for (let i = 0; queuedProgress > limits.maxBacklogBytes && i < queue.length; ) {
-        if (!queue[i]!.progress) {
-          i++;
-          continue;
-        }
-        queuedProgress -= queue[i]!.bytes;
-        queue.splice(i, 1);
-        skipped++;
-      }
-    }
-    queue.push(item);
+  // Reads the SDK's stream to its end whatever the client does; a stream that broke or was cancelled still sends
+  // what was queued.
+  const drain = readFrames(source, (text) => {
+    waiting.push(text);
     wake?.();
+  })
+    .catch(() => {})
+    .finally(() => {
+      ended = true;
+      wake?.();
+    });
+  const next = async (): Promise<Uint8Array[] | null> => {
+    if (waiting.empty && !ended) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((r) => {
+        wake = r;
+        timer = setTimeout(r, limits.keepAliveMs);
+      });
+      clearTimeout(timer);
+      wake = undefined;
+      if (waiting.empty && !ended) return [KEEP_ALIVE];
+    }
+    const text = waiting.shift();
+    return text === undefined ? null : [encoder.encode(text)];
   };
-
-  // Reads the SDK's stream to its end whatever the client does: its messages are split into frames as they come.
-  const drain = (async () => {
-    let partial = '';
-    try {
-      for (;;) {
-        const { value, done } = await source.read();
-        if (done) break;
-        // A frame's end may straddle two pieces: look again from just before the new piece.
-        let from = Math.max(0, partial.length - 1);
-        partial += value;
-        for (let end = partial.indexOf('\n\n', from); end >= 0; end = partial.indexOf('\n\n', from)) {
-          push(partial.slice(0, end + 2));
-          partial = partial.slice(end + 2);
-          from = 0;
-        }
-      }
-      if (partial) push(partial);
-    } catch {
-      // The SDK's stream broke or was cancelled: what was queued still goes out.
-    }
-    ended = true;
-    wake?.();
-  })();
-
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (queue.length === 0 && !ended) {
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          await new Promise<void>((r) => {
-            wake = r;
-            timer = setTimeout(r, limits.keepAliveMs);
-          });
-          clearTimeout(timer);
-          wake = undefined;
-          if (queue.length === 0 && !ended) return controller.enqueue(KEEP_ALIVE);
-        }
-        const item = queue.shift();
-        if (!item) return controller.close();
-        if (item.progress) {
-          queuedProgress -= item.bytes;
-          if (skipped > 0) {
-            item.text = withSkipNote(item.text, skipped);
-            skipped = 0;
-          }
-        }
-        controller.enqueue(encoder.encode(item.text));
-      },
-      async cancel() {
-        queue.length = 0;
-        queuedProgress = 0;
-        onClientGone();
-        await source.cancel().catch(() => {});
-        await drain;
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  const cancel = async () => {
+    waiting.clear();
+    onClientGone();
+    await source.cancel().catch(() => {});
+    await drain;
+  };
+  return new Response(pulledFrames(next, cancel), { status: res.status, statusText: res.statusText, headers: res.headers });
 };
