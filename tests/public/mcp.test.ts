@@ -65,6 +65,28 @@ describe('/mcp with the official MCP client', () => {
     await client.close();
   });
 
+  it('waits at the politeness gates as its caller, the key POST /v1/tools names, in a turn of its own', async () => {
+    // The fair gates serve queued requests in turn by key: a tool call that names no key would queue as nobody's.
+    const script = installScript({ generateQuery: ['SELECT ?x WHERE { wd:Q42 wdt:P19 ?x }', 'SELECT ?y WHERE { wd:Q42 wdt:P19 ?y }'] });
+    const client = await connect();
+    const result = await client.callTool({ name: 'generateQuery', arguments: { question: 'Where was Douglas Adams born?', entities: ['Q42'] } });
+    expect(result.isError).toBeFalsy();
+    await client.close();
+    const mcpCalls = script.requests.length;
+    expect(mcpCalls).toBeGreaterThan(0);
+    const res = await call('/v1/tools/generateQuery', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({ input: { question: 'Where was Douglas Adams born?', entities: ['Q42'] } }),
+    });
+    expect(res.status).toBe(200);
+    const [viaMcp, viaRoute] = [script.requests[0]?.party, script.requests[mcpCalls]?.party];
+    expect(viaMcp?.key).toMatch(/^key:[0-9a-f]{32}$/);
+    expect(viaMcp?.key).toBe(viaRoute?.key);
+    expect(viaMcp?.run).toMatch(/^tool:/);
+    expect(viaMcp?.run).not.toBe(viaRoute?.run);
+  });
+
   it('answers with progress notifications per step and the run id, answer and confidence at the end', async () => {
     installScript({ final: ['three ticks'] });
     const client = await connect();

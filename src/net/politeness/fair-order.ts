@@ -10,8 +10,16 @@ export interface Queued {
 export type Served = Map<string, number>;
 
 const NOBODY: GateParty = { key: '', run: '' };
-const keyOf = (p: GateParty = NOBODY) => `k\u0000${p.key}`;
-const runOf = (p: GateParty = NOBODY) => `r\u0000${p.key}\u0000${p.run}`;
+/**
+ * A party's two names in `Served`, made once per party object: every pass looks at every queued request, so with
+ * 200 runs queued at a model's gate, building the names afresh at each look cost more than the rest of the gate.
+ */
+const names = new WeakMap<GateParty, { key: string; run: string }>();
+const namesOf = (p: GateParty = NOBODY) => {
+  let n = names.get(p);
+  if (!n) names.set(p, (n = { key: `k\u0000${p.key}`, run: `r\u0000${p.key}\u0000${p.run}` }));
+  return n;
+};
 
 /** How long a key's or run's last turn is remembered; one idle for longer queues as if it had never been served. */
 const MEMORY_MS = 10 * 60_000;
@@ -26,7 +34,8 @@ export const pickNext = <T extends Queued>(queue: readonly T[], served: Served):
   let best: T | undefined;
   let bestRank: [number, number, number] | undefined;
   for (const q of queue) {
-    const rank: [number, number, number] = [served.get(keyOf(q.party)) ?? -Infinity, served.get(runOf(q.party)) ?? -Infinity, q.since];
+    const n = namesOf(q.party);
+    const rank: [number, number, number] = [served.get(n.key) ?? -Infinity, served.get(n.run) ?? -Infinity, q.since];
     if (!bestRank || rank[0] < bestRank[0] || (rank[0] === bestRank[0] && (rank[1] < bestRank[1] || (rank[1] === bestRank[1] && rank[2] < bestRank[2])))) {
       best = q;
       bestRank = rank;
@@ -37,7 +46,8 @@ export const pickNext = <T extends Queued>(queue: readonly T[], served: Served):
 
 /** Notes that `party` got a pass at `now`, forgetting turns older than a few minutes so the map stays small. */
 export const markServed = (served: Served, party: GateParty | undefined, now: number): void => {
-  served.set(keyOf(party), now);
-  served.set(runOf(party), now);
+  const n = namesOf(party);
+  served.set(n.key, now);
+  served.set(n.run, now);
   if (served.size > 2_000) for (const [k, t] of served) if (t < now - MEMORY_MS) served.delete(k);
 };

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { attribute, evidenceBook, finishAnswer, type EvidenceBook } from '../../src/engine/attribution/attribute';
+import { stepAttribution } from '../../src/engine/attribution/step-attribution';
+import type { Claim, RunRequest } from '../../src/engine/types';
+import { requestKey, type EvidenceRecord, type RecordedRequest } from '../../src/evidence/recording';
+import type { Page } from '../../src/evidence/types';
+
+const record = (request: RecordedRequest, body: unknown): EvidenceRecord => ({ key: requestKey(request), request, response: { body } });
+const page = (title: string, text: string): Page => ({ title, url: `https://en.wikipedia.org/wiki/${title.replace(/ /g, '_')}`, sections: [{ heading: '', text }], tables: [] });
+const zemeckis = record({ source: 'evidence', kind: 'static', method: 'page', args: ['Robert Zemeckis'] }, page('Robert Zemeckis', 'He was born in Chicago, Illinois.'));
+const chicago = record({ source: 'evidence', kind: 'static', method: 'page', args: ['Chicago'] }, page('Chicago', 'Chicago is the birthplace of Robert Zemeckis.'));
+const request: RunRequest = { question: 'Where was Robert Zemeckis born?', variant: 'mintaka', mode: 'agent', options: { booleanStyle: 'true-false' } };
+
+/** A book over `records` that counts the documents looked up in it: what citing claims costs. */
+const countingBook = (records: EvidenceRecord[]) => {
+  const inner = evidenceBook(records);
+  const counter = { lookups: 0, reads: 0 };
+  const read = (): EvidenceBook => {
+    counter.reads++;
+    return { document: (key) => (counter.lookups++, inner.document(key)) };
+  };
+  return { counter, read };
+};
+
+describe("a step's attribution", () => {
+  it('cites the claims a strategy verified once, not again when its answer is stored, with the same verdict', () => {
+    const claims: Claim[] = [
+      { source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] },
+      { source: 'wikidata', answer: 'Chicago', keys: [chicago.key] },
+    ];
+    const { counter, read } = countingBook([zemeckis, chicago]);
+    const step = stepAttribution(request, read);
+    const asked = step.attribute(claims);
+    expect(asked).toEqual(attribute(claims, evidenceBook([zemeckis, chicago])));
+    expect(asked.confidence).toBe('all_agree');
+    const afterAsking = counter.lookups;
+    expect(afterAsking).toBeGreaterThan(0);
+    const draft = { answer: 'Chicago', answers: { wikipedia: 'Chicago', wikidata: 'Chicago' }, sources: [], claims };
+    const stored = step.answer(draft);
+    // The verdict on the answer reads a verified record to see that it holds the answer; the claims are not cited again.
+    expect(counter.lookups - afterAsking).toBeLessThan(afterAsking);
+    expect(stored).toEqual(finishAnswer(draft, evidenceBook([zemeckis, chicago]), request));
+    expect(counter.reads).toBe(1);
+  });
+
+  it('reads the evidence again, and cites again, once the run has stored more', () => {
+    const records = [zemeckis];
+    let version = 0;
+    let reads = 0;
+    const step = stepAttribution(request, () => (reads++, evidenceBook(records)), () => version);
+    const claims: Claim[] = [{ source: 'wikidata', answer: 'Chicago', keys: [chicago.key] }];
+    expect(step.attribute(claims).confidence).toBe('none');
+    expect(step.attribute(claims).confidence).toBe('none');
+    expect(reads).toBe(1);
+    records.push(chicago);
+    version++;
+    // The same claims, cited against the record stored since: it verifies them.
+    expect(step.attribute(claims).confidence).toBe('one_source');
+    expect(reads).toBe(2);
+  });
+
+  it('formats the stored answer as the request asks, once', () => {
+    const step = stepAttribution(request, () => evidenceBook([]));
+    const [event] = step.events([{ type: 'answer', data: { answer: 'yes', answers: { parametric: 'yes' }, sources: [], claims: [] } }]);
+    expect(event).toMatchObject({ type: 'answer', data: { answer: 'True', answers: { parametric: 'True' }, confidence: 'none' } });
+  });
+});
