@@ -24,7 +24,6 @@ const GENERATED = ['src/generated/', 'src/worker-configuration.d.ts'];
 const KNOWN_LONG_FUNCTIONS: Array<{ file: string; name: string; why: string }> = [
   { file: 'src/api/chat-completions.ts', name: 'chunkStream', why: 'six mutable lets; the one SSE writer (chat facade)' },
   { file: 'durable-objects/run/stepper.ts', name: 'advance', why: 'config, strategy and model resolved again per step; the one run service' },
-  { file: 'src/evidence/live/index.ts', name: 'createLiveEvidence', why: 'grew with the per-minute budget and list cuts; one adapter per API' },
   { file: 'src/eval/node/evaluate.ts', name: 'runEvaluation', why: 'grew with the manifest and intervals; ask, score and write apart' },
   { file: 'src/evidence/archive-reader.ts', name: 'readArchiveStream', why: 'line reading, record checks and deduplication in one loop' },
 ];
