@@ -3,7 +3,7 @@ import { applyAnswerFormat } from '../../src/engine/answer-format';
 import { evidenceBook, finishAnswer, type EvidenceBook } from '../../src/engine/attribution/attribute';
 import { standaloneQuestionOf } from '../../src/engine/conversation';
 import { redact } from '../../src/engine/redact';
-import { indexRunStatus } from '../../src/engine/run-index';
+import { indexRunStatus } from '../../src/storage/run-index';
 import { runView, type RunView } from '../../src/engine/run-view';
 import type { LiveDeltas } from '../../src/engine/live-deltas';
 import type { AnswerDraft, EventInput, LimitError, RunEvent, RunStatus, StepEvent, Timings } from '../../src/engine/types';

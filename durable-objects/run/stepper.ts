@@ -5,7 +5,7 @@ import { forRequest, requestForStep } from '../../src/engine/conversation';
 import { CallsInFlight, type CallInFlight } from '../../src/engine/calls-in-flight';
 import { PromptHistory } from '../../src/engine/prompt-reuse';
 import { limitsFor } from '../../src/engine/limits';
-import { indexRunStatus } from '../../src/engine/run-index';
+import { indexRunStatus } from '../../src/storage/run-index';
 import { createToolRegistry } from '../../src/engine/services';
 import type { Delta } from '../../src/engine/live-deltas';
 import { withNotes } from '../../src/engine/step-notes';

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { loadConfig } from '../config';
-import { archiveInfo, createArchive, type ArchiveBindings } from '../engine/archives';
-import { OPEN_OWNER } from '../engine/run-index';
+import { archiveInfo, createArchive, type ArchiveBindings } from '../storage/archives';
+import { OPEN_OWNER } from '../storage/run-index';
 import { ArchiveTooLarge, readArchiveStream } from '../evidence/archive-reader';
 import { ArchiveFormatError } from '../evidence/recording';
 import { runScope } from './auth';

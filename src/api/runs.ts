@@ -6,7 +6,7 @@ import type { RunRequest } from '../engine/types';
 import { createLLM } from '../llm';
 import { cappedJsonBody } from './body';
 import { checkOptions } from './options-schemas';
-import { decodeCursor, listRuns } from '../engine/run-index';
+import { decodeCursor, listRuns } from '../storage/run-index';
 import { SSE_HEADERS } from '../engine/sse';
 import { isTerminal } from '../engine/types';
 import { assertReplayable } from './archives';

@@ -1,11 +1,8 @@
+import type { Purpose } from '../config-purposes';
 import type { GateParty } from '../net/politeness/policy';
 
-/** Why a model is called. Recorded in the run's usage and sent as `x-request-purpose`. */
-export const PURPOSES = [
-  'agent', 'read', 'generateQuery', 'parametric', 'final', 'code', 'refine', 'simplify',
-  'extract_info', 'check', 'attribute', 'calculator', 'kg', 'reasoning', 'summarize', 'judge', 'vision', 'rewrite',
-] as const;
-export type Purpose = (typeof PURPOSES)[number];
+/** Why a model is called (the list sits beside config, which reads a model per purpose). */
+export { PURPOSES, type Purpose } from '../config-purposes';
 
 export type ContentPart =
   | { type: 'text'; text: string }
