@@ -72,9 +72,18 @@ export interface LLM {
  */
 export type LLMErrorCode = 'llm_error' | 'llm_timeout' | 'llm_response_too_large';
 
-/** Raised by providers after retries are exhausted; `status` is the upstream HTTP status when there was one. */
+/**
+ * Raised by providers after retries are exhausted; `status` is the upstream HTTP status when there was one, and
+ * `retryAfterMs` the wait its Retry-After named (the retry policy reads it: src/net/retry-policy.ts).
+ */
 export class LLMError extends Error {
-  constructor(message: string, readonly status?: number, readonly retryable = false, readonly code: LLMErrorCode = 'llm_error') {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly retryable = false,
+    readonly code: LLMErrorCode = 'llm_error',
+    readonly retryAfterMs?: number,
+  ) {
     super(message);
     this.name = 'LLMError';
   }
