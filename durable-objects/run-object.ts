@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { loadConfig, type Config } from '../src/config';
-import { indexRunCreated, OPEN_OWNER, type RunSummary } from '../src/engine/run-index';
+import { indexRunCreated, OPEN_OWNER, type RunSummary } from '../src/storage/run-index';
 import type { RunView } from '../src/engine/run-view';
 import { runStarted } from '../src/engine/first-event';
 import { sseResponse } from '../src/net/sse';

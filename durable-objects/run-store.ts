@@ -22,7 +22,7 @@ export interface RunMeta {
   steps: number;
   startedAt: number;
   finishedAt?: number;
-  /** `key:` + a hash of the API key that made the run, or `open` (see src/engine/run-index.ts). */
+  /** `key:` + a hash of the API key that made the run, or `open` (see src/storage/run-index.ts). */
   owner?: string;
   /** The run this one was forked from, and after which of its steps. */
   parent?: { runId: string; fromStep: number };

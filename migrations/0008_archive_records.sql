@@ -4,7 +4,7 @@
 -- nothing else. A response is stored as JSON in pieces of at most 400,000 characters (a D1 value holds at most 2 MB).
 -- `complete` turns 1 when the upload has been read to the end and checked; until then no run sees the archive.
 -- Archives of the earlier single-text layout (0005, archive_pieces) are not read any more: upload them again.
--- Applied by wrangler d1 migrations, and also at first use by src/engine/archives.ts, so every statement must be safe to repeat.
+-- Applied by wrangler d1 migrations, and also at first use by src/storage/archives.ts, so every statement must be safe to repeat.
 CREATE TABLE IF NOT EXISTS archives (
   archive_id TEXT PRIMARY KEY,
   owner TEXT NOT NULL,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PURPOSES, type Purpose } from './llm/types';
+import { PURPOSES, type Purpose } from './config-purposes';
 import { upstreamLimitVars } from './config-upstreams';
 import { DEFAULT_WORK_UNITS } from './sandbox/types';
 

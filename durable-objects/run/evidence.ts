@@ -1,8 +1,8 @@
 import type { Config } from '../../src/config';
-import { archiveInfo, archiveReplaySource, type ArchiveBindings } from '../../src/engine/archives';
+import { archiveInfo, archiveReplaySource, type ArchiveBindings } from '../../src/storage/archives';
 import { evidenceBook, type EvidenceBook } from '../../src/engine/attribution/attribute';
 import { stepAttribution, type StepAttribution } from '../../src/engine/attribution/step-attribution';
-import { OPEN_OWNER } from '../../src/engine/run-index';
+import { OPEN_OWNER } from '../../src/storage/run-index';
 import { redact } from '../../src/engine/redact';
 import { createServices, type ServiceCaller } from '../../src/engine/services';
 import type { RunRequest, Usage } from '../../src/engine/types';

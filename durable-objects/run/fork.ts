@@ -1,4 +1,4 @@
-import { OPEN_OWNER } from '../../src/engine/run-index';
+import { OPEN_OWNER } from '../../src/storage/run-index';
 import type { RunRequest } from '../../src/engine/types';
 import type { Checkpoint, RawEvent, RunMeta, RunStore } from '../run-store';
 

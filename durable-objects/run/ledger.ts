@@ -1,7 +1,7 @@
 import type { Config } from '../../src/config';
 import { standaloneQuestionOf } from '../../src/engine/conversation';
 import { redact } from '../../src/engine/redact';
-import { indexRunStatus } from '../../src/engine/run-index';
+import { indexRunStatus } from '../../src/storage/run-index';
 import { runView, type RunView } from '../../src/engine/run-view';
 import type { LiveDeltas } from '../../src/engine/live-deltas';
 import type { AnswerData, EventInput, LimitError, RunEvent, RunStatus, Timings } from '../../src/engine/types';

@@ -2,7 +2,7 @@ import type { Config } from '../../src/config';
 import { renderContextPages } from '../../src/engine/attribution/context-documents';
 import { CallsInFlight, type CallInFlight } from '../../src/engine/calls-in-flight';
 import { PromptHistory } from '../../src/engine/prompt-reuse';
-import { indexRunStatus } from '../../src/engine/run-index';
+import { indexRunStatus } from '../../src/storage/run-index';
 import { withNotes } from '../../src/engine/step-notes';
 import { isTerminal, LimitError, type AnswerData, type AnswerDraft } from '../../src/engine/types';
 import type { ReplaySource } from '../../src/evidence/recording';

@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { loadConfig } from '../config';
-import { createArchive, type ArchiveBindings } from '../engine/archives';
-import { OPEN_OWNER } from '../engine/run-index';
+import { createArchive, type ArchiveBindings } from '../storage/archives';
+import { OPEN_OWNER } from '../storage/run-index';
 import { ArchiveTooLarge, readArchiveStream } from '../evidence/archive-reader';
 import { ArchiveFormatError } from '../evidence/recording';
 import { runScope } from './auth';

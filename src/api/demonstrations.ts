@@ -3,7 +3,7 @@ import * as z from 'zod';
 import schema from '../../migrations/0003_demonstrations.sql';
 import owners from '../../migrations/0006_demonstration_owners.sql';
 import { onFirstUse } from '../d1/schema';
-import { OPEN_OWNER } from '../engine/run-index';
+import { OPEN_OWNER } from '../storage/run-index';
 import { TOOL_SYMBOLS } from '../fewshot/levenshtein';
 import { parseProcess, processSlug, ProcessParseError, renderProcess } from '../fewshot/library';
 import { runScope } from './auth';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import schema from '../../migrations/0007_idempotency.sql';
 import { onFirstUse } from '../d1/schema';
-import { OPEN_OWNER } from '../engine/run-index';
+import { OPEN_OWNER } from '../storage/run-index';
 import { freshRunId, type RunIdClaim } from '../runs/create';
 import { sha256Hex } from '../text/sha256';
 import { runScope } from './auth';

@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import type { CancelOutcome } from '../../durable-objects/run-object';
 import { cappedJsonBody } from './body';
-import { decodeCursor, listRuns } from '../engine/run-index';
+import { decodeCursor, listRuns } from '../storage/run-index';
 import { isTerminal } from '../engine/types';
 import { sseResponse } from '../net/sse';
 import { forkRun } from '../runs/fork';

@@ -48,23 +48,37 @@ export interface ArchiveSummary {
   duplicates: number;
 }
 
-export const readArchiveStream = async (
-  body: ReadableStream<Uint8Array> | null,
-  limits: ArchiveLimits,
-  onRecord: (record: KeyedRecord) => Promise<void>,
-): Promise<ArchiveSummary> => {
+/** The line's JSON; a line nested too deeply to parse (a stack overflow) or not JSON at all is refused by its number. */
+const parseLine = (line: string, lineNo: number): unknown => {
+  try {
+    return JSON.parse(line);
+  } catch (err) {
+    throw new ArchiveFormatError(err instanceof RangeError ? `line ${lineNo} nests too deeply` : `line ${lineNo} is not JSON`);
+  }
+};
+
+const recordOf = (value: unknown, lineNo: number): EvidenceRecord => {
+  try {
+    return checkRecord(value, lineNo);
+  } catch (err) {
+    if (err instanceof RangeError) throw new ArchiveFormatError(`line ${lineNo} nests too deeply`);
+    throw err;
+  }
+};
+
+/**
+ * Takes the archive's lines in order: the header first, then records, each checked and handed on unless its request
+ * came before. Parsing and checking run synchronously; every so many characters the event loop gets a turn, so other
+ * requests (and /healthz) are served while a large upload is read.
+ */
+const recordTaker = (limits: ArchiveLimits, onRecord: (record: KeyedRecord) => Promise<void>) => {
   let header: ArchiveHeader | undefined;
   const seen = new Set<string>();
   // A line equal to the one before is a duplicate without parsing it (a million copies of one record in a row).
   let previous = '';
   let duplicates = 0;
-  let lineNo = 0;
-
-  // Parsing and checking run synchronously; every so many lines the read hands the event loop back, so other
-  // requests (and /healthz) are served while a large upload is read.
   let sinceYield = 0;
-  const takeLine = async (raw: string) => {
-    lineNo++;
+  const take = async (raw: string, lineNo: number) => {
     sinceYield += raw.length + 64;
     if (sinceYield > YIELD_EVERY_CHARS) {
       sinceYield = 0;
@@ -76,25 +90,13 @@ export const readArchiveStream = async (
       duplicates++;
       return;
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      // A stack overflow is a line nested too deeply to be a record; anything else is not JSON.
-      throw new ArchiveFormatError(err instanceof RangeError ? `line ${lineNo} nests too deeply` : `line ${lineNo} is not JSON`);
-    }
+    const value = parseLine(line, lineNo);
     if (!header) {
       header = checkHeader(value);
       return;
     }
     previous = line;
-    let record: EvidenceRecord;
-    try {
-      record = checkRecord(value, lineNo);
-    } catch (err) {
-      if (err instanceof RangeError) throw new ArchiveFormatError(`line ${lineNo} nests too deeply`);
-      throw err;
-    }
+    const record = recordOf(value, lineNo);
     const storeKey = await storeKeyOf(record.key);
     if (seen.has(storeKey)) {
       duplicates++;
@@ -104,50 +106,73 @@ export const readArchiveStream = async (
     seen.add(storeKey);
     await onRecord({ storeKey, record });
   };
+  const summary = (): ArchiveSummary => {
+    if (!header) throw new ArchiveFormatError('the archive is empty: it needs at least the header line');
+    return { header, records: seen.size, duplicates };
+  };
+  return { take, summary };
+};
 
-  const reader = body?.getReader();
+/**
+ * The body's lines, one at a time, under the byte cap of the whole and the character cap of one line; a refusal names
+ * the line it came at. A line arrives over many chunks in pieces, joined once (linear however long it is).
+ */
+const forEachLine = async (
+  reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
+  limits: ArchiveLimits,
+  onLine: (line: string, lineNo: number) => Promise<void>,
+) => {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-  // The current line so far, in pieces (a long line arrives over many chunks; joining once is linear).
+  let lineNo = 0;
   let pending: string[] = [];
   let pendingChars = 0;
   let bytes = 0;
-  try {
-    for (;;) {
-      const chunk = reader ? await reader.read() : { done: true as const, value: undefined };
-      let text: string;
-      try {
-        text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
-      } catch {
-        throw new ArchiveFormatError(`line ${lineNo + 1} is not valid UTF-8`);
-      }
-      if (!chunk.done) {
-        bytes += chunk.value.byteLength;
-        if (bytes > limits.maxBytes) throw new ArchiveTooLarge(`the archive is over ${limits.maxBytes} bytes (at line ${lineNo + 1})`);
-      }
-      let from = 0;
-      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
-        const piece = text.slice(from, nl);
-        if (pendingChars + piece.length > limits.maxLineChars) throw tooLongLine(lineNo + 1, limits.maxLineChars);
-        await takeLine(pending.length ? pending.join('') + piece : piece);
-        pending = [];
-        pendingChars = 0;
-        from = nl + 1;
-      }
-      if (from < text.length) {
-        pending.push(text.slice(from));
-        pendingChars += text.length - from;
-        if (pendingChars > limits.maxLineChars) throw tooLongLine(lineNo + 1, limits.maxLineChars);
-      }
-      if (chunk.done) break;
+  for (;;) {
+    const chunk = reader ? await reader.read() : { done: true as const, value: undefined };
+    let text: string;
+    try {
+      text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+    } catch {
+      throw new ArchiveFormatError(`line ${lineNo + 1} is not valid UTF-8`);
     }
-    // The last line need not end with a newline; an empty remainder is the end of the file, not a blank line.
-    if (pendingChars) await takeLine(pending.join(''));
+    if (!chunk.done) {
+      bytes += chunk.value.byteLength;
+      if (bytes > limits.maxBytes) throw new ArchiveTooLarge(`the archive is over ${limits.maxBytes} bytes (at line ${lineNo + 1})`);
+    }
+    let from = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+      const piece = text.slice(from, nl);
+      if (pendingChars + piece.length > limits.maxLineChars) throw tooLongLine(lineNo + 1, limits.maxLineChars);
+      await onLine(pending.length ? pending.join('') + piece : piece, ++lineNo);
+      pending = [];
+      pendingChars = 0;
+      from = nl + 1;
+    }
+    if (from < text.length) {
+      pending.push(text.slice(from));
+      pendingChars += text.length - from;
+      if (pendingChars > limits.maxLineChars) throw tooLongLine(lineNo + 1, limits.maxLineChars);
+    }
+    if (chunk.done) break;
+  }
+  // The last line need not end with a newline; an empty remainder is the end of the file, not a blank line.
+  if (pendingChars) await onLine(pending.join(''), ++lineNo);
+};
+
+export const readArchiveStream = async (
+  body: ReadableStream<Uint8Array> | null,
+  limits: ArchiveLimits,
+  onRecord: (record: KeyedRecord) => Promise<void>,
+): Promise<ArchiveSummary> => {
+  const records = recordTaker(limits, onRecord);
+  const reader = body?.getReader();
+  try {
+    await forEachLine(reader, limits, records.take);
   } catch (err) {
     if (reader) await discardRest(reader);
     throw err;
   }
-  if (!header) throw new ArchiveFormatError('the archive is empty: it needs at least the header line');
-  return { header, records: seen.size, duplicates };
+  return records.summary();
 };
 
 const YIELD_EVERY_CHARS = 256 * 1024;

@@ -23,12 +23,12 @@ const keyOf = (title: string) => title.trim().replace(/[\s_]+/g, ' ').toLowerCas
 export class PagePrefetch {
   private readonly pages = new Map<string, Entry>();
 
-  start(title: string, fetch: () => Promise<Page | null>): boolean {
+  start(title: string, load: () => Promise<Page | null>): boolean {
     const key = keyOf(title);
     if (!key || this.pages.has(key)) return false;
     const entry: Entry = { page: Promise.resolve(null), failed: false };
     // Caught here: a prefetch that fails must never surface as an unhandled rejection or fail the run.
-    entry.page = fetch().catch(() => {
+    entry.page = load().catch(() => {
       entry.failed = true;
       this.pages.delete(key);
       return null;
@@ -70,13 +70,13 @@ export const prefetching = (inner: Evidence, store: PagePrefetch, options: Prefe
       const top = hits[0]?.title;
       if (top && timeLeft() > MIN_REMAINING_MS) {
         const budget = timeLeft();
-        const fetch = () =>
+        const load = () =>
           new Promise<Page | null>((resolve, reject) => {
             // Past the run's wall time the page is abandoned: nothing waits for it then.
             const timer = Number.isFinite(budget) ? setTimeout(() => reject(new Error('prefetch past the run wall time')), budget) : undefined;
             inner.page(top).then(resolve, reject).finally(() => clearTimeout(timer));
           });
-        if (store.start(top, fetch)) options.onStart?.();
+        if (store.start(top, load)) options.onStart?.();
       }
       return hits;
     },

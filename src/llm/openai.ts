@@ -1,10 +1,12 @@
-import OpenAI, { APIConnectionError, APIError } from 'openai';
+import OpenAI, { APIError } from 'openai';
 import { cappedFetch } from '../net/capped-fetch';
-import { seconds } from '../net/politeness/policy';
-import { backoffMs, isRetryableStatus, parseRetryAfter, retrying } from '../net/retry';
-import { replyPieces, retryBudget, startAttempt } from './call-budget';
-import { throughModelGate, type ModelGate } from './model-gate';
-import { cutAtStop } from './stop';
+import { backoffMs, waitBeforeRetry } from '../net/retry-policy';
+import { replyPieces, startAttempt } from './call-budget';
+import type { GateReport } from '../net/politeness/policy';
+import type { ModelGate } from './model-gate';
+import { callWithRetries, modelVerdict } from './model-retry';
+import { classifyFailure, DEFAULT_BACKOFF_MS, describe } from './openai-failure';
+import { readReply, type ReplyDefaults } from './openai-reply';
 import type { ChatRequest, ChatResult, LLM } from './types';
 import { LLMError } from './types';
 
@@ -29,9 +31,6 @@ export interface OpenAIProviderOptions {
   gateFor?: (model: string) => ModelGate;
 }
 
-/** A 429 without Retry-After still holds every run back this long. */
-const DEFAULT_BACKOFF_MS = 2_000;
-
 /** The model list is asked for by /healthz, which must answer quickly even when the model server does not. */
 const MODEL_LIST_TIMEOUT_MS = 3_000;
 
@@ -51,15 +50,8 @@ export const sendsCacheKey = (baseURL: string): boolean => {
   }
 };
 
-/** OpenAI servers accept at most four stop sequences; the rest are applied to the text afterwards. */
-const MAX_SERVER_STOPS = 4;
-
-/**
- * Any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp) through the official SDK.
- * Retries are ours, not the SDK's, so that the policy (which statuses, how long, Retry-After) is explicit and tested.
- */
-export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
-  const client = new OpenAI({
+const sdkClient = (opts: OpenAIProviderOptions) =>
+  new OpenAI({
     baseURL: opts.baseURL,
     apiKey: opts.apiKey || 'not-needed',
     maxRetries: 0,
@@ -69,106 +61,46 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     fetch: cappedFetch(opts.fetch ?? ((input, init) => fetch(input, init)), { maxBytes: opts.maxResponseBytes, pieces: replyPieces(opts.maxResponseBytes) }),
     defaultHeaders: { 'user-agent': 'humaniq-answers/0.1' },
   });
-  const model = opts.model ?? 'default';
-  const cacheKey = opts.promptCacheKey ?? sendsCacheKey(opts.baseURL);
 
-  const once = async (request: ChatRequest): Promise<ChatResult> => {
+/**
+ * Any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp) through the official SDK.
+ * Retries are ours, not the SDK's, so that the policy (which statuses, how long, Retry-After) is explicit and tested:
+ * openai-failure.ts classifies what failed, net/retry-policy.ts decides the wait.
+ */
+export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
+  const client = sdkClient(opts);
+  const defaults: ReplyDefaults = { model: opts.model ?? 'default', cacheKey: opts.promptCacheKey ?? sendsCacheKey(opts.baseURL) };
+
+  /** One attempt under its deadline; a failure is classified, and the gate told its status and any hold. */
+  const once = async (request: ChatRequest, report: GateReport): Promise<ChatResult> => {
     const attempt = startAttempt({ maxBytes: opts.maxResponseBytes, timeoutMs: opts.timeoutMs }, request.signal);
     try {
-      const out = await read(request, attempt.signal);
+      const out = await readReply(client, request, defaults, attempt.signal);
       attempt.cutShort();
       return out;
-    } catch (err) {
-      throw attempt.explain(err);
+    } catch (thrown) {
+      const err = attempt.explain(thrown);
+      if (err instanceof LLMError && err.code !== 'llm_error') throw err;
+      const failure = classifyFailure(err);
+      report.status = failure.status ?? 0;
+      // Told to the gate, so no run sends to this model before the server's wait has passed.
+      if (failure.hold) [report.backoffMs, report.backoffReason] = [failure.hold.ms, failure.hold.reason];
+      throw failure.error;
     } finally {
       attempt.end();
     }
   };
 
-  const read = async (request: ChatRequest, signal: AbortSignal): Promise<ChatResult> => {
-    const headers = { 'x-request-purpose': request.purpose };
-    const stop = request.stop?.slice(0, MAX_SERVER_STOPS);
-    const params = {
-      model: request.model ?? model,
-      messages: request.messages as OpenAI.Chat.ChatCompletionMessageParam[],
-      ...(stop?.length ? { stop } : {}),
-      ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
-      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      // One key per purpose: calls of a purpose share their fixed opening (instructions, tools, examples).
-      ...(cacheKey ? { prompt_cache_key: `humaniq-${request.purpose}` } : {}),
-    };
-    if (request.onDelta) {
-      const stream = await client.chat.completions.create(
-        { ...params, stream: true, stream_options: { include_usage: true } },
-        { headers, signal },
-      );
-      let text = '';
-      let finish: string | null | undefined;
-      let usage: OpenAI.CompletionUsage | undefined;
-      for await (const chunk of stream) {
-        const delta = chunk.choices?.[0]?.delta?.content ?? '';
-        if (delta) {
-          text += delta;
-          request.onDelta(delta);
-        }
-        finish = chunk.choices?.[0]?.finish_reason ?? finish;
-        if (chunk.usage) usage = chunk.usage;
-      }
-      return result(cutAtStop(text, request.stop), finish, usage, params.model);
-    }
-    const completion = await client.chat.completions.create({ ...params, stream: false }, { headers, signal });
-    const choice = completion.choices?.[0];
-    if (!choice || typeof choice.message?.content !== 'string') {
-      throw new LLMError('the model server returned no message content', undefined, true);
-    }
-    return result(cutAtStop(choice.message.content, request.stop), choice.finish_reason, completion.usage, completion.model || params.model);
-  };
-
   return {
     provider: 'openai',
-    model,
+    model: defaults.model,
     acceptsImages: opts.acceptsImages ?? false,
-    async chat(request) {
-      let retryAfter: string | null | undefined;
-      let heldBack = false;
-      const worthRetrying = retryBudget();
-      const gate = opts.gateFor?.(request.model ?? model);
-      let attempts = 0;
-      const attempt = () => {
-        if (attempts++ > 0) request.onRetry?.();
-        return throughModelGate(gate, request, async (report) => {
-          try {
-            return await once(request);
-          } catch (err) {
-            retryAfter = undefined;
-            heldBack = false;
-            if (err instanceof LLMError && err.code !== 'llm_error') throw err;
-            const status = err instanceof APIError ? err.status : undefined;
-            report.status = status ?? 0;
-            const connection = err instanceof APIConnectionError;
-            const malformed = err instanceof LLMError && err.retryable;
-            const retryable = connection || malformed || (err instanceof APIError && isRetryableStatus(status));
-            retryAfter = err instanceof APIError ? err.headers?.get?.('retry-after') : undefined;
-            const wait = parseRetryAfter(retryAfter);
-            if (status === 429 || (status === 503 && wait !== undefined)) {
-              // Told to the gate, so no run sends to this model before the server's wait has passed.
-              report.backoffMs = wait ?? DEFAULT_BACKOFF_MS;
-              report.backoffReason = `HTTP ${status}${wait !== undefined ? ` with Retry-After ${seconds(wait)}` : ''}`;
-              heldBack = !!gate;
-            }
-            throw new LLMError(describe(err, status), status, retryable);
-          }
-        });
-      };
-      return retrying(attempt, {
-        retries: opts.maxRetries,
-        signal: request.signal,
-        retryIn: (outcome, n) => {
-          if (outcome.ok || !worthRetrying(outcome.error) || request.signal?.aborted) return undefined;
-          // The gate holds the next attempt for as long as the server asked, and every other run's with it.
-          return heldBack ? 0 : backoffMs(n, retryAfter);
-        },
-      });
+    chat(request) {
+      const gate = opts.gateFor?.(request.model ?? defaults.model);
+      // The gate holds the next attempt for as long as the server asked, and every other run's with it.
+      const rule = { gated: !!gate, backoff: (n: number, v: { retryAfterMs?: number }) => backoffMs(n, v.retryAfterMs) };
+      const waitFor = (n: number, err: unknown) => waitBeforeRetry(modelVerdict(err, DEFAULT_BACKOFF_MS), n, rule);
+      return callWithRetries(request, gate, { retries: opts.maxRetries, waitFor }, (report) => once(request, report));
     },
     async servedModels() {
       try {
@@ -183,40 +115,4 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
       }
     },
   };
-};
-
-const result = (
-  text: string,
-  finish: string | null | undefined,
-  usage: OpenAI.CompletionUsage | undefined,
-  model: string,
-): ChatResult => ({
-  text,
-  usage: {
-    promptTokens: usage?.prompt_tokens ?? 0,
-    completionTokens: usage?.completion_tokens ?? Math.ceil(text.length / 4),
-  },
-  finishReason: finish === 'stop' ? 'stop' : finish === 'length' ? 'length' : 'other',
-  model,
-});
-
-/** Characters of the server's own error message a run keeps: enough for "model 'x' not found", not a whole HTML page. */
-const SERVER_MESSAGE_CHARS = 300;
-
-const describe = (err: unknown, status: number | undefined) => {
-  if (err instanceof APIConnectionError) return `the model server could not be reached (${err.message})`;
-  // The server's words name the cause ("model 'default' not found", "maximum context length is 8192 tokens").
-  if (status) return `the model server answered HTTP ${status}${serverWords(err, status)}`;
-  return `the model call failed: ${err instanceof Error ? err.message : String(err)}`;
-};
-
-/** The SDK's message without its status prefix, on one line and bounded; empty when the server said nothing. */
-const serverWords = (err: unknown, status: number) => {
-  if (!(err instanceof Error)) return '';
-  const words = err.message
-    .replace(new RegExp(`^${status}\\s*`), '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (!words || /^status code \(no body\)$/.test(words)) return '';
-  return `: ${words.length > SERVER_MESSAGE_CHARS ? `${words.slice(0, SERVER_MESSAGE_CHARS)}…` : words}`;
 };

@@ -1,11 +1,8 @@
+import type { Purpose } from '../config-purposes';
 import type { GateParty } from '../net/politeness/policy';
 
-/** Why a model is called. Recorded in the run's usage and sent as `x-request-purpose`. */
-export const PURPOSES = [
-  'agent', 'read', 'generateQuery', 'parametric', 'final', 'code', 'refine', 'simplify',
-  'extract_info', 'check', 'attribute', 'calculator', 'kg', 'reasoning', 'summarize', 'judge', 'vision', 'rewrite',
-] as const;
-export type Purpose = (typeof PURPOSES)[number];
+/** Why a model is called (the list sits beside config, which reads a model per purpose). */
+export { PURPOSES, type Purpose } from '../config-purposes';
 
 export type ContentPart =
   | { type: 'text'; text: string }
@@ -75,9 +72,18 @@ export interface LLM {
  */
 export type LLMErrorCode = 'llm_error' | 'llm_timeout' | 'llm_response_too_large';
 
-/** Raised by providers after retries are exhausted; `status` is the upstream HTTP status when there was one. */
+/**
+ * Raised by providers after retries are exhausted; `status` is the upstream HTTP status when there was one, and
+ * `retryAfterMs` the wait its Retry-After named (the retry policy reads it: src/net/retry-policy.ts).
+ */
 export class LLMError extends Error {
-  constructor(message: string, readonly status?: number, readonly retryable = false, readonly code: LLMErrorCode = 'llm_error') {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly retryable = false,
+    readonly code: LLMErrorCode = 'llm_error',
+    readonly retryAfterMs?: number,
+  ) {
     super(message);
     this.name = 'LLMError';
   }

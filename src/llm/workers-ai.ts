@@ -1,8 +1,8 @@
 import { eventStream } from '../net/event-stream';
-import { retrying } from '../net/retry';
 import { untilAborted } from '../net/until-aborted';
-import { type CallBudget, checkTextSize, replyPieces, retryBudget, startAttempt } from './call-budget';
-import { throughModelGate, type ModelGate } from './model-gate';
+import { type CallBudget, checkTextSize, replyPieces, startAttempt } from './call-budget';
+import type { ModelGate } from './model-gate';
+import { callWithRetries } from './model-retry';
 import { cutAtStop } from './stop';
 import type { ChatRequest, ChatResult, LLM, TokenUsage } from './types';
 import { LLMError } from './types';
@@ -95,12 +95,6 @@ export const workersAIProvider = (ai: Ai, opts: WorkersAIOptions): LLM => {
         if (!(stream instanceof ReadableStream)) throw new LLMError('Workers AI did not stream although asked to', undefined, true);
         return readEvents(stream, opts.budget, signal, request.onDelta);
       };
-      let attempts = 0;
-      const gate = opts.gateFor?.(chosen);
-      const once = (): Promise<ChatResult> => {
-        if (attempts++ > 0) request.onRetry?.();
-        return throughModelGate(gate, request, (report) => call(report));
-      };
       const call = async (report: { status: number; backoffMs?: number; backoffReason?: string }): Promise<ChatResult> => {
         const attempt = startAttempt(opts.budget, request.signal);
         try {
@@ -119,12 +113,8 @@ export const workersAIProvider = (ai: Ai, opts: WorkersAIOptions): LLM => {
           attempt.end();
         }
       };
-      const worthRetrying = retryBudget();
-      return retrying(once, {
-        retries: opts.maxRetries ?? 2,
-        signal: request.signal,
-        retryIn: (outcome, n) => (!outcome.ok && worthRetrying(outcome.error) && !request.signal?.aborted ? 300 * 2 ** n : undefined),
-      });
+      // Its own backoff even when the gate holds the model: the gate's wait runs from the 429, so the two overlap.
+      return callWithRetries(request, opts.gateFor?.(chosen), { retries: opts.maxRetries ?? 2, waitFor: (n) => 300 * 2 ** n }, call);
     },
   };
 };

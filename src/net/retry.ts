@@ -1,7 +1,7 @@
 /**
  * The one retry loop of the service and its tools (model providers, live evidence, the eval client). Each caller
- * says which outcomes are worth another try and how long to wait; the loop, the attempt cap, the abortable sleep
- * and the Retry-After reading live here once.
+ * says which outcomes are worth another try and how long to wait (the providers and live evidence through the shared
+ * policy of retry-policy.ts); the loop, the attempt cap, the abortable sleep and the Retry-After reading live here once.
  */
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -40,14 +40,6 @@ export const retrying = async <T>(attempt: (n: number) => Promise<T>, opts: Retr
   }
 };
 
-/** Capped exponential backoff with jitter; a server's Retry-After wins when it asks for longer. */
-export const backoffMs = (attempt: number, retryAfter: string | null | undefined, opts = { baseMs: 250, capMs: 8_000 }) => {
-  const fromHeader = parseRetryAfter(retryAfter);
-  const exp = Math.min(opts.capMs, opts.baseMs * 2 ** attempt);
-  const jittered = exp / 2 + Math.random() * (exp / 2);
-  return fromHeader !== undefined ? Math.min(Math.max(fromHeader, jittered / 4), 60_000) : jittered;
-};
-
 /** Retry-After in milliseconds: the header is either delta-seconds or an HTTP date. */
 export const parseRetryAfter = (value: string | null | undefined): number | undefined => {
   if (!value) return undefined;
@@ -56,9 +48,6 @@ export const parseRetryAfter = (value: string | null | undefined): number | unde
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 };
-
-export const isRetryableStatus = (status: number | undefined) =>
-  status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
 
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {

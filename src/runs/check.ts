@@ -1,5 +1,5 @@
 import { loadConfig, type Config } from '../config';
-import { archiveInfo, type ArchiveBindings } from '../engine/archives';
+import { archiveInfo, type ArchiveBindings } from '../storage/archives';
 import type { RunRequest, Strategy, Variant } from '../engine/types';
 import { whyNoModel } from '../llm';
 import { availableModes, defaultMode, strategyFor } from '../strategies';

@@ -22,11 +22,8 @@ const GUARDED_METHODS = [
   'reverse', 'slice', 'splice', 'sort', 'flat', 'flatMap', 'concat', 'toReversed', 'toSorted', 'toSpliced', 'with',
 ];
 
-export const buildPrelude = (hostNames: string[]): string => `
-(function (hostCall, hostLog) {
-  'use strict';
-  const G = globalThis;
-  // Built-in array methods loop in C, where QuickJS never calls the interrupt handler, and a sparse array
+/** Every built-in array method of arrays and typed arrays, wrapped in a length check. */
+const ARRAY_GUARD = `  // Built-in array methods loop in C, where QuickJS never calls the interrupt handler, and a sparse array
   // costs no memory: new Array(1e9).includes(1) would run for minutes. Refuse such lengths up front.
   const apply = Reflect.apply, RangeErrorCtor = G.RangeError;
   const guard = (proto, label) => {
@@ -45,7 +42,10 @@ export const buildPrelude = (hostNames: string[]): string => `
   };
   guard(Array.prototype, 'Array');
   guard(Object.getPrototypeOf(Uint8Array.prototype), 'TypedArray');
-  const stringify = JSON.stringify, parse = JSON.parse, indirectEval = G.eval;
+`;
+
+/** The intrinsics the harness keeps for itself, and how it shows values and describes errors to the host. */
+const HELPERS = `  const stringify = JSON.stringify, parse = JSON.parse, indirectEval = G.eval;
   const PromiseCtor = G.Promise, ErrorCtor = G.Error, StringCtor = G.String, defineProperty = Object.defineProperty;
   const show = (v) => {
     try {
@@ -70,12 +70,15 @@ export const buildPrelude = (hostNames: string[]): string => `
     if (reply[0] === 'R') return parse(reply.slice(1));
     throw new ErrorCtor(reply.slice(1));
   };
-  for (const name of ${JSON.stringify(hostNames)}) {
-    G[name] = function (...args) { return callHost(name, args); };
-  }
-  const log = (...args) => { hostLog(args.map(show).join(' ')); };
+`;
+
+/** The console, whose lines go to the host. */
+const CONSOLE = `  const log = (...args) => { hostLog(args.map(show).join(' ')); };
   G.console = { log: log, info: log, warn: log, error: log, debug: log };
-  let entryArgs = [];
+`;
+
+/** The two non-writable entries the host calls: `__sandbox_args` and `__sandbox_run` (see the reply tags above). */
+const HARNESS = `  let entryArgs = [];
   defineProperty(G, '__sandbox_args', {
     value: function (argsJson) { entryArgs = parse(argsJson); },
     writable: false, configurable: false, enumerable: false,
@@ -99,7 +102,19 @@ export const buildPrelude = (hostNames: string[]): string => `
     },
     writable: false, configurable: false, enumerable: false,
   });
-})(__sandbox_host_call, __sandbox_host_log);
+`;
+
+/** Each host function as a named global that looks synchronous to the program: JSON in, JSON out through one dispatcher. */
+const hostFunctions = (hostNames: string[]) => `  for (const name of ${JSON.stringify(hostNames)}) {
+    G[name] = function (...args) { return callHost(name, args); };
+  }
+`;
+
+export const buildPrelude = (hostNames: string[]): string => `
+(function (hostCall, hostLog) {
+  'use strict';
+  const G = globalThis;
+${ARRAY_GUARD}${HELPERS}${hostFunctions(hostNames)}${CONSOLE}${HARNESS}})(__sandbox_host_call, __sandbox_host_log);
 delete globalThis.__sandbox_host_call;
 delete globalThis.__sandbox_host_log;
 `;

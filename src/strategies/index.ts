@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Strategy, Variant } from '../engine/types';
-import { lateFusionPipelineStrategy, lateFusionRandomStrategy } from './hqa/baselines/late-fusion';
+import { lateFusionPipelineStrategy, lateFusionRandomStrategy } from './hqa/baselines/late-fusion-pipelines';
 import { parametricStrategy } from './baselines/parametric';
 import { staticPipelineStrategy } from './hqa/baselines/static-pipeline';
 import {

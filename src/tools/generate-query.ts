@@ -1,4 +1,4 @@
-import { DATA_FENCE_RULE, fence } from '../engine/prompt-data';
+import { DATA_FENCE_RULE, fence } from '../text/prompt-data';
 import * as z from 'zod';
 import { checkQuery } from '../evidence/sparql/safety';
 import { tokenize } from '../evidence/sparql/tokenize';

@@ -1,4 +1,4 @@
-import { DATA_FENCE_RULE, fence, oneLine } from '../engine/prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../text/prompt-data';
 import * as z from 'zod';
 import readPrompt from './prompts/read.txt';
 import { chunkPage, pickChunks } from './page-chunks';

@@ -41,78 +41,37 @@ const parseSelector = (selector: string): (Rule & { key: string }) | undefined =
   return { key: s, tag: m[1], id: ids[0], classes: parts.filter((p) => p.startsWith('.')).map((p) => p.slice(1)) };
 };
 
-export const hidingSheet = (): HidingSheet => {
-  let pending = '';
-  let read = 0;
-  let depth = 0;
-  let rules = 0;
-  // A hiding rule is filed under one of its parts (its first class, else its id, else its tag).
+/**
+ * The hiding rules read so far, each filed under one of its parts (its first class, else its id, else its tag), and
+ * the selectors some rule displays again, which cancel the hiding.
+ */
+const ruleIndex = () => {
   const byPart = new Map<string, Array<Rule & { key: string }>>();
   const shown = new Set<string>();
-
-  const ruleEnds = (prelude: string, body: string, nested: boolean) => {
-    const p = prelude.trim();
-    if (!p || p.startsWith('@') || rules >= MAX_RULES || !MENTIONS_DISPLAY.test(body)) return;
-    const d = declarations(body);
-    const hides = !nested && hidesText(d);
-    const shows = showsElement(d);
-    if (!hides && !shows) return;
-    for (const selector of p.split(',')) {
-      const rule = parseSelector(selector);
-      if (!rule) continue;
-      rules++;
-      if (shows) shown.add(rule.key);
-      if (!hides) continue;
-      const part = rule.classes[0] ? `.${rule.classes[0]}` : rule.id ? `#${rule.id}` : rule.tag!;
-      const list = byPart.get(part) ?? [];
-      if (list.length >= MAX_RULES_PER_PART) continue;
-      list.push(rule);
-      byPart.set(part, list);
-    }
-  };
-
-  // A small scanner over the CSS (comments blanked first): `prelude { body }` at any depth, a rule inside an
-  // at-rule block marked nested. It jumps from one `{`, `}` or `;` to the next, and looks each following `{` and `}`
-  // up once per position it stands at, so the scan stays linear whatever the nesting.
-  const scan = (raw: string) => {
-    const css = raw.replace(COMMENT, ' ');
-    let at = 0;
-    let nextOpen = -1;
-    let nextClose = -1;
-    const after = (i: number, ch: string, cached: number) => (cached > i ? cached : css.indexOf(ch, i + 1) >>> 0);
-    SPECIAL.lastIndex = 0;
-    for (let m = SPECIAL.exec(css); m; m = SPECIAL.exec(css)) {
-      const i = m.index;
-      const prelude = css.slice(at, i).trim();
-      at = i + 1;
-      if (m[0] !== '{') {
-        if (m[0] === '}' && depth > 0) depth--;
-        continue;
-      }
-      nextOpen = after(i, '{', nextOpen);
-      nextClose = after(i, '}', nextClose);
-      // A plain rule: its body ends before any other block opens.
-      if (!prelude.startsWith('@') && nextClose < css.length && nextClose < nextOpen) {
-        ruleEnds(prelude, css.slice(i + 1, nextClose), depth > 0);
-        at = nextClose + 1;
-        SPECIAL.lastIndex = at;
-      } else depth++;
-    }
-  };
-
+  let rules = 0;
   return {
-    read(css) {
-      if (read >= MAX_CSS_CHARS) return;
-      const piece = css.slice(0, MAX_CSS_CHARS - read);
-      read += piece.length;
-      // Rules cut between two pieces of text are completed when the rest arrives.
-      const text = pending + piece;
-      const lastClose = text.lastIndexOf('}');
-      pending = lastClose >= 0 ? text.slice(lastClose + 1) : text;
-      if (lastClose >= 0) scan(text.slice(0, lastClose + 1));
-      if (pending.length > 64 * 1024) pending = '';
+    /** One `prelude { body }`; `nested` when it sits inside an at-rule block. */
+    add(prelude: string, body: string, nested: boolean) {
+      const p = prelude.trim();
+      if (!p || p.startsWith('@') || rules >= MAX_RULES || !MENTIONS_DISPLAY.test(body)) return;
+      const d = declarations(body);
+      const hides = !nested && hidesText(d);
+      const shows = showsElement(d);
+      if (!hides && !shows) return;
+      for (const selector of p.split(',')) {
+        const rule = parseSelector(selector);
+        if (!rule) continue;
+        rules++;
+        if (shows) shown.add(rule.key);
+        if (!hides) continue;
+        const part = rule.classes[0] ? `.${rule.classes[0]}` : rule.id ? `#${rule.id}` : rule.tag!;
+        const list = byPart.get(part) ?? [];
+        if (list.length >= MAX_RULES_PER_PART) continue;
+        list.push(rule);
+        byPart.set(part, list);
+      }
     },
-    hides(tag, classes, id) {
+    hides(tag: string, classes: string[], id: string | undefined): boolean {
       if (byPart.size === 0) return false;
       const candidates = [...classes.map((c) => `.${c}`), ...(id ? [`#${id.toLowerCase()}`] : []), tag];
       for (const part of candidates) {
@@ -125,5 +84,60 @@ export const hidingSheet = (): HidingSheet => {
       }
       return false;
     },
+  };
+};
+
+/**
+ * A small scanner over CSS (comments blanked first): `prelude { body }` at any depth, a rule inside an at-rule block
+ * marked nested; returns the block depth it ends at, where the next piece goes on. It jumps from one `{`, `}` or `;`
+ * to the next, and looks each following `{` and `}` up once per position it stands at, so the scan stays linear
+ * whatever the nesting.
+ */
+const scanRules = (raw: string, depthBefore: number, onRule: (prelude: string, body: string, nested: boolean) => void): number => {
+  const css = raw.replace(COMMENT, ' ');
+  let depth = depthBefore;
+  let at = 0;
+  let nextOpen = -1;
+  let nextClose = -1;
+  const after = (i: number, ch: string, cached: number) => (cached > i ? cached : css.indexOf(ch, i + 1) >>> 0);
+  SPECIAL.lastIndex = 0;
+  for (let m = SPECIAL.exec(css); m; m = SPECIAL.exec(css)) {
+    const i = m.index;
+    const prelude = css.slice(at, i).trim();
+    at = i + 1;
+    if (m[0] !== '{') {
+      if (m[0] === '}' && depth > 0) depth--;
+      continue;
+    }
+    nextOpen = after(i, '{', nextOpen);
+    nextClose = after(i, '}', nextClose);
+    // A plain rule: its body ends before any other block opens.
+    if (!prelude.startsWith('@') && nextClose < css.length && nextClose < nextOpen) {
+      onRule(prelude, css.slice(i + 1, nextClose), depth > 0);
+      at = nextClose + 1;
+      SPECIAL.lastIndex = at;
+    } else depth++;
+  }
+  return depth;
+};
+
+export const hidingSheet = (): HidingSheet => {
+  const index = ruleIndex();
+  let pending = '';
+  let read = 0;
+  let depth = 0;
+  return {
+    read(css) {
+      if (read >= MAX_CSS_CHARS) return;
+      const piece = css.slice(0, MAX_CSS_CHARS - read);
+      read += piece.length;
+      // Rules cut between two pieces of text are completed when the rest arrives.
+      const text = pending + piece;
+      const lastClose = text.lastIndexOf('}');
+      pending = lastClose >= 0 ? text.slice(lastClose + 1) : text;
+      if (lastClose >= 0) depth = scanRules(text.slice(0, lastClose + 1), depth, index.add);
+      if (pending.length > 64 * 1024) pending = '';
+    },
+    hides: index.hides,
   };
 };

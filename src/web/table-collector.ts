@@ -22,6 +22,44 @@ export interface TableSink {
   asText(lines: string[]): void;
 }
 
+/** A table closes: data becomes markdown (merged into the one before when it continues it); layout gives its text away. */
+const closeTable = (t: TableBuild, outer: TableBuild | undefined, sink: TableSink) => {
+  const md = tableToMarkdown(t, sink.options);
+  if (md) {
+    // Sites that print one table per record (a table per language) read better as one table.
+    const prev = sink.tables[sink.tables.length - 1];
+    if (prev && mergeTables(prev, md, sink.options)) return;
+    if (sink.tables.length < sink.maxTables) sink.tables.push(md);
+    return;
+  }
+  const text = tableAsText(t);
+  // Layout content of an inner table belongs to the outer cell it sits in.
+  if (outer) {
+    if (outer.cell) outer.cell.text += ` ${text.join(' ')} `;
+  } else sink.asText(text);
+};
+
+/** An element opens inside an open table (not a table of its own): rows, cells, head and caption, or a cell's spacing. */
+const openInside = (table: TableBuild, name: string, attribs: Record<string, string>) => {
+  if (name === 'table') {
+    // Past the depth cap a nested table is read as part of its cell.
+    table.hasNestedTable = true;
+    if (table.cell) table.cell.text += ' ';
+  } else if (name === 'tr') {
+    table.row = { cells: [], inHead: table.inHead };
+    table.rows.push(table.row);
+  } else if (name === 'td' || name === 'th') {
+    if (!table.row) {
+      table.row = { cells: [], inHead: table.inHead };
+      table.rows.push(table.row);
+    }
+    table.cell = { text: '', header: name === 'th', colspan: parseSpan(attribs.colspan), rowspan: parseSpan(attribs.rowspan) };
+    table.row.cells.push(table.cell);
+  } else if (name === 'thead') table.inHead = true;
+  else if (name === 'caption') table.inCaption = true;
+  else if (table.cell && (BLOCK_TAGS.has(name) || name === 'img')) table.cell.text += ' ';
+};
+
 /**
  * The tables of a page as its elements stream by: cell by cell while they are open, judged when they close (data
  * tables become markdown; layout tables give their text to the cell around them, or to the page). While a table is
@@ -30,43 +68,6 @@ export interface TableSink {
 export const tableCollector = (sink: TableSink) => {
   const stack: TableBuild[] = [];
   const top = () => stack[stack.length - 1];
-
-  const closeTable = (t: TableBuild) => {
-    const md = tableToMarkdown(t, sink.options);
-    if (md) {
-      // Sites that print one table per record (a table per language) read better as one table.
-      const prev = sink.tables[sink.tables.length - 1];
-      if (prev && mergeTables(prev, md, sink.options)) return;
-      if (sink.tables.length < sink.maxTables) sink.tables.push(md);
-      return;
-    }
-    const text = tableAsText(t);
-    const outer = top();
-    // Layout content of an inner table belongs to the outer cell it sits in.
-    if (outer) {
-      if (outer.cell) outer.cell.text += ` ${text.join(' ')} `;
-    } else sink.asText(text);
-  };
-
-  const openInside = (table: TableBuild, name: string, attribs: Record<string, string>) => {
-    if (name === 'table') {
-      // Past the depth cap a nested table is read as part of its cell.
-      table.hasNestedTable = true;
-      if (table.cell) table.cell.text += ' ';
-    } else if (name === 'tr') {
-      table.row = { cells: [], inHead: table.inHead };
-      table.rows.push(table.row);
-    } else if (name === 'td' || name === 'th') {
-      if (!table.row) {
-        table.row = { cells: [], inHead: table.inHead };
-        table.rows.push(table.row);
-      }
-      table.cell = { text: '', header: name === 'th', colspan: parseSpan(attribs.colspan), rowspan: parseSpan(attribs.rowspan) };
-      table.row.cells.push(table.cell);
-    } else if (name === 'thead') table.inHead = true;
-    else if (name === 'caption') table.inCaption = true;
-    else if (table.cell && (BLOCK_TAGS.has(name) || name === 'img')) table.cell.text += ' ';
-  };
 
   return {
     /** Whether a table is open: its elements and text are the table's. */
@@ -95,7 +96,7 @@ export const tableCollector = (sink: TableSink) => {
       if (!table) return;
       if (started) {
         stack.pop();
-        closeTable(table);
+        closeTable(table, top(), sink);
       } else if (name === 'td' || name === 'th') table.cell = null;
       else if (name === 'tr') table.row = null;
       else if (name === 'thead') table.inHead = false;
@@ -104,7 +105,7 @@ export const tableCollector = (sink: TableSink) => {
     },
     /** Tables left open by a truncated page still count. */
     finish() {
-      while (stack.length) closeTable(stack.pop()!);
+      while (stack.length) closeTable(stack.pop()!, top(), sink);
     },
   };
 };

@@ -64,7 +64,7 @@ const IMPLIES_CLOSE = new Map<string, Set<string>>([
  * @example buildTree('<p>a<p>b', h, { maxDepth: 256, maxWork: 1e7 }) // open p, text a, close p, open p, text b, close p
  */
 export const buildTree = (html: string, handler: TreeHandler, limits: TreeLimits): TreeReport => {
-  const t = treeBuilder(html, handler, limits);
+  const t = new TreeBuilder(html, handler, limits);
   t.write(0, html.length);
   return t.finish();
 };
@@ -77,7 +77,7 @@ export const SLICE_CHARS = 128 * 1024;
  * synchronous work, and the isolate serves nothing else (not even /healthz) while it runs.
  */
 export const buildTreeAsync = async (html: string, handler: TreeHandler, limits: TreeLimits): Promise<TreeReport> => {
-  const t = treeBuilder(html, handler, limits);
+  const t = new TreeBuilder(html, handler, limits);
   for (let at = 0; at < html.length && !t.stopped(); at += SLICE_CHARS) {
     t.write(at, Math.min(html.length, at + SLICE_CHARS));
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -85,152 +85,185 @@ export const buildTreeAsync = async (html: string, handler: TreeHandler, limits:
   return t.finish();
 };
 
-const treeBuilder = (html: string, handler: TreeHandler, limits: TreeLimits) => {
-  const stack: string[] = [];
-  const open = new Map<string, number>();
-  const report: TreeReport = { dropped: 0, work: 0 };
-  // Dropped elements by name, so that their end tags are dropped too rather than closing a real ancestor.
-  const droppedOpen = new Map<string, number>();
-  let work = 0;
-  let tagName = '';
-  let attribs: Record<string, string> | null = null;
-  let attribName = '';
-  let attribValue = '';
+/**
+ * The open elements: a push/pop stack with a count per name (so an end tag that matches nothing is O(1)), and the
+ * elements dropped at the depth cap by name, so their end tags are dropped too rather than closing a real ancestor.
+ */
+class OpenElements {
+  readonly stack: string[] = [];
+  private readonly open = new Map<string, number>();
+  private readonly dropped = new Map<string, number>();
 
-  const push = (name: string) => {
-    stack.push(name);
-    open.set(name, (open.get(name) ?? 0) + 1);
-  };
-  const popOne = () => {
-    const name = stack.pop()!;
-    open.set(name, open.get(name)! - 1);
-    work += TAG_COST;
-    handler.onclosetag(name);
-  };
-  const charge = (units: number) => {
-    work += units;
-    if (work > limits.maxWork && report.cutAt === undefined) {
-      report.cutAt = tokenizerIndex();
-      tokenizer.pause();
+  top(): string | undefined {
+    return this.stack[this.stack.length - 1];
+  }
+  push(name: string) {
+    this.stack.push(name);
+    this.open.set(name, (this.open.get(name) ?? 0) + 1);
+  }
+  pop(): string {
+    const name = this.stack.pop()!;
+    this.open.set(name, this.open.get(name)! - 1);
+    return name;
+  }
+  isOpen(name: string): boolean {
+    return (this.open.get(name) ?? 0) > 0;
+  }
+  drop(name: string) {
+    this.dropped.set(name, (this.dropped.get(name) ?? 0) + 1);
+  }
+  /** Takes back one dropped element of this name, if any is waiting for its end tag. */
+  undrop(name: string): boolean {
+    const n = this.dropped.get(name) ?? 0;
+    if (n > 0) this.dropped.set(name, n - 1);
+    return n > 0;
+  }
+}
+
+/**
+ * The tokenizer's callbacks: tag events turned into element events under the implied-end-tag rules, the depth cap
+ * and the work budget. Indices in callbacks are offsets into the whole page, so text is sliced from `html` directly.
+ */
+class TreeBuilder implements TokenizerCallbacks {
+  readonly report: TreeReport = { dropped: 0, work: 0 };
+  private readonly elements = new OpenElements();
+  private readonly tokenizer: Tokenizer;
+  private work = 0;
+  private tagName = '';
+  private attribs: Record<string, string> | null = null;
+  private attribName = '';
+  private attribValue = '';
+
+  constructor(
+    private readonly html: string,
+    private readonly handler: TreeHandler,
+    private readonly limits: TreeLimits,
+  ) {
+    this.tokenizer = new Tokenizer({ decodeEntities: true }, this);
+  }
+
+  /** Tokenizes html[from, to). */
+  write(from: number, to: number) {
+    if (this.report.cutAt === undefined) this.tokenizer.write(this.html.slice(from, to));
+  }
+  stopped() {
+    return this.report.cutAt !== undefined;
+  }
+  finish(): TreeReport {
+    if (this.report.cutAt === undefined) this.tokenizer.end();
+    // Elements still open at the end (or at the cut) close innermost first, as htmlparser2 does.
+    const { stack } = this.elements;
+    while (stack.length) this.handler.onclosetag(stack.pop()!);
+    this.report.work = this.work;
+    return this.report;
+  }
+
+  private charge(units: number) {
+    this.work += units;
+    if (this.work > this.limits.maxWork && this.report.cutAt === undefined) {
+      // The tokenizer keeps its position private; it is only read once, when the budget runs out.
+      this.report.cutAt = (this.tokenizer as unknown as { index: number }).index;
+      this.tokenizer.pause();
     }
-  };
-
-  const openTag = (name: string) => {
-    tagName = name;
+  }
+  private popOne() {
+    const name = this.elements.pop();
+    this.work += TAG_COST;
+    this.handler.onclosetag(name);
+  }
+  private openTag(name: string) {
+    this.tagName = name;
     const closes = IMPLIES_CLOSE.get(name);
-    if (closes) while (stack.length > 0 && closes.has(stack[stack.length - 1])) popOne();
+    if (closes) while (this.elements.stack.length > 0 && closes.has(this.elements.top()!)) this.popOne();
     if (!VOID.has(name)) {
-      if (stack.length >= limits.maxDepth) {
-        report.dropped++;
-        droppedOpen.set(name, (droppedOpen.get(name) ?? 0) + 1);
-        attribs = null;
-        charge(TAG_COST);
+      if (this.elements.stack.length >= this.limits.maxDepth) {
+        this.report.dropped++;
+        this.elements.drop(name);
+        this.attribs = null;
+        this.charge(TAG_COST);
         return;
       }
-      push(name);
+      this.elements.push(name);
     }
-    attribs = {};
-    charge(TAG_COST);
-  };
-  const endOpenTag = () => {
-    if (attribs) handler.onopentag(tagName, attribs);
-    attribs = null;
-    if (VOID.has(tagName)) handler.onclosetag(tagName);
-    tagName = '';
-  };
-  const closeTag = (name: string) => {
-    const dropped = droppedOpen.get(name) ?? 0;
-    if (dropped > 0) {
-      droppedOpen.set(name, dropped - 1);
+    this.attribs = {};
+    this.charge(TAG_COST);
+  }
+  private endOpenTag() {
+    if (this.attribs) this.handler.onopentag(this.tagName, this.attribs);
+    this.attribs = null;
+    if (VOID.has(this.tagName)) this.handler.onclosetag(this.tagName);
+    this.tagName = '';
+  }
+  private closeTag(name: string) {
+    if (this.elements.undrop(name)) {
+      // The end tag of a dropped element: dropped too.
     } else if (!VOID.has(name)) {
-      if ((open.get(name) ?? 0) > 0) {
+      if (this.elements.isOpen(name)) {
         // Found below the top: every element above it closes too (each was pushed once, so this is amortised O(1)).
         let top: string;
         do {
-          top = stack[stack.length - 1];
-          popOne();
+          top = this.elements.top()!;
+          this.popOne();
         } while (top !== name);
       } else if (name === 'p') {
-        openTag('p');
-        endOpenTag();
-        if (stack[stack.length - 1] === 'p') popOne();
+        this.openTag('p');
+        this.endOpenTag();
+        if (this.elements.top() === 'p') this.popOne();
       }
     } else if (name === 'br') {
-      handler.onopentag('br', {});
-      handler.onclosetag('br');
+      this.handler.onopentag('br', {});
+      this.handler.onclosetag('br');
     }
-    charge(TAG_COST);
-  };
+    this.charge(TAG_COST);
+  }
 
-  const slice = (start: number, end: number) => html.slice(start, end);
-  const callbacks: TokenizerCallbacks = {
-    ontext(start, end) {
-      handler.ontext(slice(start, end));
-      charge(end - start + 1);
-    },
-    ontextentity(cp) {
-      handler.ontext(String.fromCodePoint(cp));
-      charge(1);
-    },
-    onopentagname(start, end) {
-      openTag(slice(start, end).toLowerCase());
-    },
-    onopentagend() {
-      endOpenTag();
-    },
-    onselfclosingtag() {
-      const name = tagName;
-      const dropped = attribs === null && !VOID.has(name);
-      endOpenTag();
-      if (dropped) droppedOpen.set(name, droppedOpen.get(name)! - 1);
-      if (stack[stack.length - 1] === name) popOne();
-    },
-    onclosetag(start, end) {
-      closeTag(slice(start, end).toLowerCase());
-    },
-    onattribname(start, end) {
-      attribName = slice(start, end).toLowerCase();
-    },
-    onattribdata(start, end) {
-      attribValue += slice(start, end);
-      charge(end - start);
-    },
-    onattribentity(cp) {
-      attribValue += String.fromCodePoint(cp);
-    },
-    onattribend() {
-      if (attribs && !Object.prototype.hasOwnProperty.call(attribs, attribName)) attribs[attribName] = attribValue;
-      attribValue = '';
-      charge(1);
-    },
-    oncdata(start, end) {
-      charge(end - start);
-    },
-    oncomment(start, end) {
-      charge(end - start);
-    },
-    ondeclaration() {},
-    onprocessinginstruction() {},
-    onend() {},
-  };
-  const tokenizer = new Tokenizer({ decodeEntities: true }, callbacks);
-  // The tokenizer keeps its position private; it is only read once, when the budget runs out.
-  const tokenizerIndex = () => (tokenizer as unknown as { index: number }).index;
-  return {
-    /** Tokenizes html[from, to); indices in callbacks stay offsets into the whole page, so `slice` reads it directly. */
-    write: (from: number, to: number) => {
-      if (report.cutAt === undefined) tokenizer.write(html.slice(from, to));
-    },
-    stopped: () => report.cutAt !== undefined,
-    finish: (): TreeReport => {
-      if (report.cutAt === undefined) tokenizer.end();
-      // Elements still open at the end (or at the cut) close innermost first, as htmlparser2 does.
-      while (stack.length) {
-        const name = stack.pop()!;
-        handler.onclosetag(name);
-      }
-      report.work = work;
-      return report;
-    },
-  };
-};
+  ontext(start: number, end: number) {
+    this.handler.ontext(this.html.slice(start, end));
+    this.charge(end - start + 1);
+  }
+  ontextentity(cp: number) {
+    this.handler.ontext(String.fromCodePoint(cp));
+    this.charge(1);
+  }
+  onopentagname(start: number, end: number) {
+    this.openTag(this.html.slice(start, end).toLowerCase());
+  }
+  onopentagend() {
+    this.endOpenTag();
+  }
+  onselfclosingtag() {
+    const name = this.tagName;
+    const dropped = this.attribs === null && !VOID.has(name);
+    this.endOpenTag();
+    if (dropped) this.elements.undrop(name);
+    if (this.elements.top() === name) this.popOne();
+  }
+  onclosetag(start: number, end: number) {
+    this.closeTag(this.html.slice(start, end).toLowerCase());
+  }
+  onattribname(start: number, end: number) {
+    this.attribName = this.html.slice(start, end).toLowerCase();
+  }
+  onattribdata(start: number, end: number) {
+    this.attribValue += this.html.slice(start, end);
+    this.charge(end - start);
+  }
+  onattribentity(cp: number) {
+    this.attribValue += String.fromCodePoint(cp);
+  }
+  onattribend() {
+    const { attribs } = this;
+    if (attribs && !Object.prototype.hasOwnProperty.call(attribs, this.attribName)) attribs[this.attribName] = this.attribValue;
+    this.attribValue = '';
+    this.charge(1);
+  }
+  oncdata(start: number, end: number) {
+    this.charge(end - start);
+  }
+  oncomment(start: number, end: number) {
+    this.charge(end - start);
+  }
+  ondeclaration() {}
+  onprocessinginstruction() {}
+  onend() {}
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventInput } from '../../src/engine/types';
 import { scriptedLLM } from '../../src/llm/scripted';
-import { lateFusionPipelineStrategy, lateFusionRandomStrategy } from '../../src/strategies/hqa/baselines/late-fusion';
+import { lateFusionPipelineStrategy, lateFusionRandomStrategy } from '../../src/strategies/hqa/baselines/late-fusion-pipelines';
 import { staticPipelineStrategy } from '../../src/strategies/hqa/baselines/static-pipeline';
 import { parametricStrategy } from '../../src/strategies/baselines/parametric';
 import { randomFewshotStrategy, zeroShotStrategy } from '../../src/strategies/hqa';

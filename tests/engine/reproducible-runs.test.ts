@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { env, exports } from 'cloudflare:workers';
-import { archiveInfo, archiveReplaySource, createArchive } from '../../src/engine/archives';
+import { archiveInfo, archiveReplaySource, createArchive } from '../../src/storage/archives';
 import { installScript } from '../../src/llm/scripted';
 import { tickExecutions } from '../../src/strategies/testing/tool-loop';
 import { deployedStyle, uniqueKey } from '../public/helpers';

@@ -1,40 +1,36 @@
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { GatePolicy } from '../../src/net/politeness/policy';
+import { GateCache } from '../../durable-objects/gate-cache';
 
 /**
- * The cache of the politeness gate (the real PolitenessGate object of the test Worker), asked the way every run asks
- * it: two runs after the same request send it once, however they arrive.
+ * The answers a politeness gate keeps for every run are measured as SQLite stores them, in UTF-8 bytes: a cap counted
+ * in characters would let text outside ASCII take up to three times the room it names (docs/CONFIGURATION.md).
  */
-const policy: GatePolicy = { concurrency: 1, leaseMs: 60_000, maxBackoffMs: 120_000, enforce: true };
-const gate = () => env.POLITENESS_GATE.get(env.POLITENESS_GATE.idFromName(`test-${crypto.randomUUID()}`));
+const gate = () => env.POLITENESS_GATE.get(env.POLITENESS_GATE.idFromName(`cache-${crypto.randomUUID()}`));
+const LATER = Date.now() + 60_000;
 
-describe('the shared cache of a politeness gate', () => {
-  it('a run queued behind another run asking the same thing is handed that answer, not a second pass', async () => {
-    const g = gate();
-    const other = await g.enter(policy, 'other');
-    expect(other.kind).toBe('granted');
-    // Both runs now queue for the one slot, asking for the same answer.
-    const first = g.enter(policy, 'same');
-    const second = g.enter(policy, 'same');
-    await g.leave((other as { lease: string }).lease, { ms: 5, status: 200 });
-    const a = await first;
-    expect(a.kind).toBe('granted');
-    await g.leave((a as { lease: string }).lease, { ms: 5, status: 200, body: '{"answer":1}', ttlSeconds: 60 });
-    let b = await second;
-    // Told to come back while the first run fetches; by then the answer is kept.
-    while (b.kind === 'wait') {
-      expect(b.reason).toBe('same-request');
-      await new Promise((r) => setTimeout(r, b.kind === 'wait' ? b.ms : 0));
-      b = await g.enter(policy, 'same');
-    }
-    expect(b).toEqual({ kind: 'cached', body: '{"answer":1}' });
+describe('the politeness gate cache', () => {
+  it('keeps an answer of 900,000 ASCII characters and refuses one of 400,000 euro signs (1.2 MB as stored)', async () => {
+    const kept = await runInDurableObject(gate(), async (_live, state) => {
+      const cache = new GateCache(state.storage.sql);
+      cache.keep('ascii', 'a'.repeat(900_000), LATER, Date.now());
+      cache.keep('euros', '€'.repeat(400_000), LATER, Date.now());
+      cache.keep('short', '€'.repeat(1_000), LATER, Date.now());
+      return { ascii: cache.get('ascii', Date.now())?.length, euros: cache.get('euros', Date.now()), short: cache.get('short', Date.now())?.length };
+    });
+    expect(kept).toEqual({ ascii: 900_000, euros: undefined, short: 1_000 });
   });
 
-  it('an answer handed back after the gate forgot the pass (it restarted meanwhile) is still kept for the next run', async () => {
-    const g = gate();
-    // A lease this object never granted: what a restarted gate sees when the fetch it allowed comes back.
-    await g.leave(crypto.randomUUID(), { ms: 5, status: 200, body: '{"answer":2}', ttlSeconds: 60, cacheKey: 'k' });
-    expect(await g.enter(policy, 'k')).toEqual({ kind: 'cached', body: '{"answer":2}' });
+  it('drops a cache an older gate kept in characters, and starts empty', async () => {
+    const after = await runInDurableObject(gate(), async (_live, state) => {
+      const sql = state.storage.sql;
+      sql.exec('CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, body TEXT NOT NULL, chars INTEGER NOT NULL, expires INTEGER NOT NULL, used INTEGER NOT NULL)');
+      sql.exec('INSERT INTO answers (key, body, chars, expires, used) VALUES (?, ?, ?, ?, ?)', 'old', 'old answer', 10, LATER, 0);
+      const cache = new GateCache(sql);
+      const tables = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('answers', 'cached_answers')").toArray();
+      return { old: cache.get('old', Date.now()), tables: tables.map((t) => t.name) };
+    });
+    expect(after).toEqual({ old: undefined, tables: ['cached_answers'] });
   });
 });

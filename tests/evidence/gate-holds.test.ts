@@ -52,7 +52,7 @@ describe('a politeness gate told to wait 999999 s', () => {
     const vars = { EVIDENCE: 'live', WIKIDATA_SPARQL_URL: `http://${host}/sparql`, POLITENESS_MAX_BACKOFF_MS: '9000' };
     const health = async () => (await (await deployedStyle(vars)('/healthz')).json()) as { ok: boolean; warnings?: string[] };
     expect((await health()).warnings).toBeUndefined();
-    // What the live client reports after the query service answered 429 Retry-After: 999999 (src/evidence/live/http.ts);
+    // What the live client reports after the query service answered 429 Retry-After: 999999 (src/evidence/live/http-attempt.ts);
     // 9 s leaves room above the 5 s a hold must last to be reported, however slow the machine.
     const g = env.POLITENESS_GATE.get(env.POLITENESS_GATE.idFromName(`host:${host}`));
     const wdqs: GatePolicy = { concurrency: 5, leaseMs: 20_000, maxBackoffMs: 9_000, enforce: true };

@@ -1,4 +1,4 @@
-import { DATA_FENCE_RULE, fence, oneLine } from '../prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import type { ConversationTurn, RunContext, StepEvent } from '../types';
 import prompt from './rewrite.txt';
 

@@ -103,14 +103,25 @@ export const modeUsed = (requested: string | undefined, items: readonly EvalItem
   return reported.size ? [...reported].sort().join(', ') : undefined;
 };
 
+/** What asking the questions left: the answers so far (old and new), and what the run was asked with. */
+interface Asked {
+  predictions: Map<string, Prediction>;
+  /** The items' ids; the questions that already had an error-free answer (not asked again). */
+  wanted: Set<string>;
+  skip: Set<string>;
+  asked: number;
+  errors: number;
+  variant?: string;
+  requestedMode?: string;
+  sent?: Record<string, unknown>;
+  state: ReturnType<typeof openEvalState>;
+}
+
 /**
- * Runs a benchmark through the service and writes predictions.jsonl (appended as answers arrive,
- * so an interrupted run loses nothing), metrics.json, report.html and predictions.csv. With `resume`, questions
- * that already have an error-free line are not asked again, and the ones in flight when it stopped attach to their
- * runs through the same Idempotency-Key.
+ * Asks the questions that have no error-free answer yet, each answer appended to predictions.jsonl as it arrives.
+ * Refuses to add to an earlier evaluation's answers without `resume`, and fails when every question asked failed.
  */
-export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSummary> => {
-  mkdirSync(o.outDir, { recursive: true });
+const askQuestions = async (o: EvaluationOptions): Promise<Asked> => {
   const predictionsPath = join(o.outDir, 'predictions.jsonl');
   const previous = existsSync(predictionsPath) ? indexPredictions(readPredictionLines(predictionsPath) as Prediction[]) : new Map<string, Prediction>();
   if (previous.size > 0 && !o.resume) {
@@ -152,7 +163,14 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     const first = o.items.map((i) => predictions.get(i.id)?.error).find(Boolean);
     throw new NothingAnsweredError(`every one of the ${asked} questions failed, so no metrics or report were written; the first: ${first}`);
   }
-  const mode = modeUsed(requestedMode, o.items, predictions);
+  return { predictions, wanted, skip, asked, errors, variant, requestedMode, sent, state };
+};
+
+/**
+ * Scores the answers: the benchmark's own metrics (QALD's against its gold entities' labels), a model judge's accuracy
+ * beside them when one is asked for, and for CRAG how the questions judged dynamic were treated.
+ */
+const scoreAnswers = async (o: EvaluationOptions, predictions: Map<string, Prediction>) => {
   const language = o.language ?? 'en';
   const labels =
     o.benchmark === 'qald9plus'
@@ -176,6 +194,20 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
         `${dynamic.predictedDynamic} ${dynamic.predictedDynamic === 1 ? 'question' : 'questions'} judged dynamic by the service, ${dynamic.abstainedOnDynamic} of them answered "I don't know"\n`,
     );
   }
+  return { language, labels, scoring, result, judgeCalls, dynamic };
+};
+
+/**
+ * Runs a benchmark through the service and writes predictions.jsonl (appended as answers arrive,
+ * so an interrupted run loses nothing), metrics.json, report.html and predictions.csv. With `resume`, questions
+ * that already have an error-free line are not asked again, and the ones in flight when it stopped attach to their
+ * runs through the same Idempotency-Key.
+ */
+export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSummary> => {
+  mkdirSync(o.outDir, { recursive: true });
+  const { predictions, wanted, skip, asked, errors, variant, requestedMode, sent, state } = await askQuestions(o);
+  const mode = modeUsed(requestedMode, o.items, predictions);
+  const { language, labels, scoring, result, judgeCalls, dynamic } = await scoreAnswers(o, predictions);
   // Live evidence: how much the cache every run shares saved, and what the politeness gates and context windows cost.
   const usage = usageTotals(o.items.map((i) => predictions.get(i.id)?.usage));
   const citationRate = verifiedCitationRate(o.items.map((i) => predictions.get(i.id)));

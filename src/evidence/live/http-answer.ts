@@ -1,5 +1,6 @@
 import { seconds } from '../../net/politeness/policy';
 import { BYTES_PER_PIECE, OverCapError } from '../../net/read-capped';
+import { heldFor } from '../../net/retry-policy';
 import { EvidenceError } from '../types';
 
 /**
@@ -34,8 +35,8 @@ const isMaxlag = (res: Response, head: string) => res.headers.get('mediawiki-api
 /** The wait an answer asks of every client (429, a 503 with Retry-After, a maxlag answer), and why, for the gate. */
 export const askedWait = (res: Response, text: string, retryAfterMs: number | undefined): { maxlag: boolean; backoffMs?: number; reason?: string } => {
   const maxlag = res.ok && isMaxlag(res, text);
-  if (res.status !== 429 && !maxlag && !(res.status === 503 && retryAfterMs !== undefined)) return { maxlag };
-  const backoffMs = retryAfterMs ?? DEFAULT_BACKOFF_MS;
+  const backoffMs = maxlag ? (retryAfterMs ?? DEFAULT_BACKOFF_MS) : heldFor(res.status, retryAfterMs, DEFAULT_BACKOFF_MS);
+  if (backoffMs === undefined) return { maxlag };
   return { maxlag, backoffMs, reason: maxlag ? 'replication lag (maxlag)' : `HTTP ${res.status} with Retry-After ${seconds(backoffMs)}` };
 };
 

@@ -1,10 +1,9 @@
-import { GateWaitTooLong, throughGate, type GateClient } from '../../net/politeness/pass';
-import type { GateReport } from '../../net/politeness/policy';
-import { readCapped, readHead } from '../../net/read-capped';
-import { parseRetryAfter, retrying } from '../../net/retry';
+import type { GateClient } from '../../net/politeness/pass';
+import { retrying } from '../../net/retry';
 import { sha256Hex } from '../recording';
 import { EvidenceError } from '../types';
-import { askedWait, failureOf, judgeBody, readFailure, sendFailure, type Exchange, type Expect } from './http-answer';
+import { failureOf, judgeBody, type Exchange, type Expect } from './http-answer';
+import { attemptOnce, readText, type AttemptSettings, type LiveRequest } from './http-attempt';
 import { answerCache, defaultCache } from './http-cache';
 import { retryDelay } from './http-retry';
 
@@ -50,150 +49,85 @@ export interface LiveHttp {
   postJson(url: URL, body: unknown, accept?: string, expect?: Expect): Promise<unknown>;
 }
 
-interface ReadLimits {
-  timeoutMs: number;
-  maxBytes: number;
+/** What the client's requests share, settled once from its options. */
+interface Client extends AttemptSettings {
+  options: HttpOptions;
+  endpoints: URL[];
+  maxRetries: number;
+  maxWaitMs: number;
+  cache: ReturnType<typeof answerCache>;
 }
 
-const fetchOnce = async (url: URL, init: RequestInit, { timeoutMs }: ReadLimits): Promise<Response> => {
-  try {
-    return await fetch(url.toString(), { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-  } catch (err) {
-    throw sendFailure(err, url, timeoutMs);
+/** Attempts with retries; returns a good answer or throws an EvidenceError. */
+const send = async (c: Client, r: LiveRequest, cacheKey?: string): Promise<Exchange> => {
+  const { url } = r;
+  if (!c.endpoints.some((e) => e.origin === url.origin && e.pathname === url.pathname)) {
+    throw new EvidenceError(`Refused: ${url.origin}${url.pathname} is not one of the configured evidence endpoints.`, 'refused');
   }
+  // With POLITENESS=off the gate only caches: each attempt then waits out its own Retry-After, as without a gate.
+  const gated = !!c.gateFor?.(url)?.policy.enforce;
+  const ex = await retrying(() => attemptOnce(c, r, cacheKey), { retries: c.maxRetries, retryIn: (outcome, n) => retryDelay(outcome, n, { gated, maxWaitMs: c.maxWaitMs }) });
+  if (ex.data === undefined) throw failureOf(ex, url);
+  return ex;
 };
 
-// The per-attempt timeout signal also covers the body: an endpoint that sends headers and then trickles stays bounded.
-// The byte cap bounds one that streams without end, or a query whose result is larger than any answer needs.
-const readText = async (res: Response, url: URL, { timeoutMs, maxBytes }: ReadLimits): Promise<string> => {
-  try {
-    return new TextDecoder().decode(await readCapped(res.body, maxBytes));
-  } catch (err) {
-    throw readFailure(err, url, maxBytes, timeoutMs);
+/** Gated hosts cache in their gate (shared by every run); others in the Cache API, GET only. */
+const exchange = async (c: Client, r: LiveRequest, keyText: string): Promise<unknown> => {
+  if (c.gateFor?.(r.url)) {
+    const ex = await send(c, r, await sha256Hex(keyText));
+    c.options.onCache?.(!!ex.fromCache);
+    return ex.data;
   }
+  const key = c.cache.keyOf(r.url, r.init);
+  const hit = await c.cache.lookup(key);
+  if (key) c.options.onCache?.(!!hit);
+  if (hit) {
+    const judged = judgeBody(await readText(hit, r.url, c.limits), r.expect);
+    if ('data' in judged) return judged.data;
+  }
+  const ex = await send(c, r);
+  await c.cache.store(key, ex.text);
+  return ex.data;
 };
 
-/** Reads one answer: a 2xx whole and judged, an error page only in part, a redirect not at all. */
-const readExchange = async (res: Response, url: URL, expect: Expect | undefined, limits: ReadLimits): Promise<Exchange> => {
-  if (res.status >= 300 && res.status < 400) {
-    await res.body?.cancel();
-    return { status: res.status, text: '' };
-  }
-  const text = res.ok ? await readText(res, url, limits) : new TextDecoder().decode(await readHead(res.body, 1_200).catch(() => new Uint8Array(0)));
-  const wait = askedWait(res, text, parseRetryAfter(res.headers.get('retry-after')));
-  const exchange: Exchange = { status: res.status, text, maxlag: wait.maxlag, backoffMs: wait.backoffMs, backoffReason: wait.reason };
-  if (res.ok && !wait.maxlag) Object.assign(exchange, judgeBody(text, expect));
-  return exchange;
-};
+const headers = (options: HttpOptions, url: URL, accept: string, extra: Record<string, string> = {}): Record<string, string> => ({
+  'user-agent': options.userAgent,
+  accept,
+  ...extra,
+  ...(options.bearer?.hosts.includes(url.host) ? { authorization: `Bearer ${options.bearer.token}` } : {}),
+});
 
 /**
  * The only HTTP client of the live adapters: fixed endpoints, a descriptive User-Agent (Wikimedia's policy asks
- * for one), a timeout per attempt, retries with capped exponential backoff on 429/5xx honouring Retry-After
- * (http-retry.ts), and good answers cached: a body is judged before it is kept (http-answer.ts), so an error body,
+ * for one), a timeout per attempt (http-attempt.ts), retries with capped exponential backoff on 429/5xx honouring
+ * Retry-After (http-retry.ts, the policy of net/retry-policy.ts), and good answers cached: a body is judged before it is kept (http-answer.ts), so an error body,
  * a half-sent result or an answer of another shape is never served to a later run. With a gate per host
  * (durable-objects/politeness-gate.ts) every attempt, retries included, waits for the host's shared back-off and
  * budgets, reports its timing and status back, and the cache is the gate's, shared by every run.
  */
 export const liveHttp = (options: HttpOptions): LiveHttp => {
-  const endpoints = options.endpoints.map((e) => new URL(e));
-  const timeoutMs = options.timeoutMs ?? 15_000;
-  const maxRetries = options.maxRetries ?? 3;
-  const maxWaitMs = options.maxRetryWaitMs ?? 5_000;
   const ttl = options.cacheTtlSeconds ?? 86_400;
-  const cache = answerCache(options.cache === undefined ? defaultCache() : options.cache, ttl);
-  const limits: ReadLimits = { timeoutMs, maxBytes: options.maxResponseBytes ?? MAX_RESPONSE_BYTES };
-
-  const allowed = (url: URL) => endpoints.some((e) => e.origin === url.origin && e.pathname === url.pathname);
-
-  /**
-   * One attempt: through the host's gate when it has one, then the request, its answer read, judged and reported.
-   * `fresh` passes the gate's cache by: an entry that is not a good answer (kept before answers were judged) is
-   * asked again, and the good answer replaces it.
-   */
-  const attempt = async (url: URL, init: RequestInit, expect: Expect | undefined, cacheKey: string | undefined, fresh = false): Promise<Exchange> => {
-    const gate = options.gateFor?.(url);
-    let leave: ((r: GateReport) => Promise<void>) | undefined;
-    if (gate) {
-      try {
-        const pass = await throughGate(gate, fresh ? undefined : cacheKey);
-        if (pass.kind === 'cached') {
-          const judged = judgeBody(pass.body, expect);
-          if ('problem' in judged) return attempt(url, init, expect, cacheKey, true);
-          return { status: 200, text: pass.body, fromCache: true, data: judged.data };
-        }
-        leave = pass.leave;
-      } catch (err) {
-        if (err instanceof GateWaitTooLong) throw new EvidenceError(err.message, 'backoff');
-        throw err;
-      }
-    }
-    const started = Date.now();
-    const report: GateReport = { ms: 0, status: 0 };
-    try {
-      const res = await fetchOnce(url, init, limits);
-      report.status = res.status;
-      const ex = await readExchange(res, url, expect, limits);
-      [report.backoffMs, report.backoffReason] = [ex.backoffMs, ex.backoffReason];
-      if (ex.problem !== undefined) report.failed = true;
-      else if (ex.data !== undefined && cacheKey && ttl > 0) [report.body, report.ttlSeconds, report.cacheKey] = [ex.text, ttl, cacheKey];
-      return ex;
-    } finally {
-      report.ms = Date.now() - started;
-      await leave?.(report).catch(() => {});
-    }
+  const c: Client = {
+    options,
+    endpoints: options.endpoints.map((e) => new URL(e)),
+    gateFor: options.gateFor,
+    limits: { timeoutMs: options.timeoutMs ?? 15_000, maxBytes: options.maxResponseBytes ?? MAX_RESPONSE_BYTES },
+    ttl,
+    maxRetries: options.maxRetries ?? 3,
+    maxWaitMs: options.maxRetryWaitMs ?? 5_000,
+    cache: answerCache(options.cache === undefined ? defaultCache() : options.cache, ttl),
   };
-
-  /** Attempts with retries; returns a good answer or throws an EvidenceError. */
-  const send = async (url: URL, init: RequestInit, expect: Expect | undefined, cacheKey?: string): Promise<Exchange> => {
-    if (!allowed(url)) {
-      throw new EvidenceError(`Refused: ${url.origin}${url.pathname} is not one of the configured evidence endpoints.`, 'refused');
-    }
-    // With POLITENESS=off the gate only caches: each attempt then waits out its own Retry-After, as without a gate.
-    const gated = !!options.gateFor?.(url)?.policy.enforce;
-    const ex = await retrying(() => attempt(url, init, expect, cacheKey), { retries: maxRetries, retryIn: (outcome, n) => retryDelay(outcome, n, { gated, maxWaitMs }) });
-    if (ex.data === undefined) throw failureOf(ex, url);
-    return ex;
-  };
-
-  /** Gated hosts cache in their gate (shared by every run); others in the Cache API, GET only. */
-  const exchange = async (url: URL, init: RequestInit, keyText: string, expect: Expect | undefined): Promise<unknown> => {
-    if (options.gateFor?.(url)) {
-      const ex = await send(url, init, expect, await sha256Hex(keyText));
-      options.onCache?.(!!ex.fromCache);
-      return ex.data;
-    }
-    const key = cache.keyOf(url, init);
-    const hit = await cache.lookup(key);
-    if (key) options.onCache?.(!!hit);
-    if (hit) {
-      const judged = judgeBody(await readText(hit, url, limits), expect);
-      if ('data' in judged) return judged.data;
-    }
-    const ex = await send(url, init, expect);
-    await cache.store(key, ex.text);
-    return ex.data;
-  };
-
-  const headers = (url: URL, accept: string, extra: Record<string, string> = {}): Record<string, string> => ({
-    'user-agent': options.userAgent,
-    accept,
-    ...extra,
-    ...(options.bearer?.hosts.includes(url.host) ? { authorization: `Bearer ${options.bearer.token}` } : {}),
-  });
-
+  const post = (url: URL, accept: string, contentType: string, body: string, expect: Expect | undefined) =>
+    exchange(c, { url, init: { method: 'POST', headers: headers(options, url, accept, { 'content-type': contentType }), body }, expect }, `POST ${url}\n${accept}\n${body}`);
   return {
     getJson(url, accept = 'application/json', expect) {
-      return exchange(url, { headers: headers(url, accept) }, `GET ${url}\n${accept}`, expect);
+      return exchange(c, { url, init: { headers: headers(options, url, accept) }, expect }, `GET ${url}\n${accept}`);
     },
     postFormJson(url, form, accept = 'application/json', expect) {
-      const body = new URLSearchParams(form).toString();
-      const init = { method: 'POST', headers: headers(url, accept, { 'content-type': 'application/x-www-form-urlencoded' }), body };
-      return exchange(url, init, `POST ${url}\n${accept}\n${body}`, expect);
+      return post(url, accept, 'application/x-www-form-urlencoded', new URLSearchParams(form).toString(), expect);
     },
     postJson(url, value, accept = 'application/json', expect) {
-      const body = JSON.stringify(value);
-      const init = { method: 'POST', headers: headers(url, accept, { 'content-type': 'application/json' }), body };
-      return exchange(url, init, `POST ${url}\n${accept}\n${body}`, expect);
+      return post(url, accept, 'application/json', JSON.stringify(value), expect);
     },
   };
 };

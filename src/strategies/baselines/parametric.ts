@@ -1,5 +1,5 @@
 import { MODEL_KNOWLEDGE, modelKnowledgeSource } from '../../engine/attribution/attribute';
-import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import { recipeOf } from '../../engine/recipe';
 import type { Strategy } from '../../engine/types';
 import paperPrompt from './prompts/parametric-paper.txt';

@@ -1,5 +1,5 @@
 import { I_DONT_KNOW, modelKnowledgeSource, shouldAbstain } from '../../engine/attribution/attribute';
-import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import type { AnswerDraft, Claim, RunContext, Source } from '../../engine/types';
 import type { ChatMessage } from '../../llm/types';
 import { isNonAnswer } from '../../text/answers';

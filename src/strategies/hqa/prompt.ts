@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../../llm/types';
 import type { Tool } from '../../tools/types';
-import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import type { Recipe } from '../../engine/recipe';
 import agentPrompt from './prompts/agent.txt';
 import agentPaperGraph from './prompts/agent-paper-graph.txt';

@@ -1,4 +1,4 @@
-import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import type { Recipe } from '../../engine/recipe';
 import type { ChatMessage } from '../../llm/types';
 import parametricPaperPrompt from './prompts/parametric-paper.txt';

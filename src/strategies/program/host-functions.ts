@@ -1,4 +1,4 @@
-import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import type { RunContext } from '../../engine/types';
 import type { ContentPart } from '../../llm/types';
 import type { HostFunction, Json } from '../../sandbox/types';

@@ -1,4 +1,4 @@
-import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import { CONTEXT_TABLE, contextPassageKey } from '../../engine/attribution/context-documents';
 import type { AnswerDraft, RunContext, StepEvent, Strategy } from '../../engine/types';
 import { runProgram } from '../../sandbox';

@@ -1,4 +1,4 @@
-import { DATA_FENCE_RULE, defuseProtocol, fence, oneLine } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, defuseProtocol, fence, oneLine } from '../../text/prompt-data';
 import type { RunContext } from '../../engine/types';
 import { rankBm25 } from '../../web/bm25';
 import type { ProgramContext } from './input';

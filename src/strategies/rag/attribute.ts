@@ -1,4 +1,4 @@
-import { oneLine } from '../../engine/prompt-data';
+import { oneLine } from '../../text/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { answerEvent, IDK } from './answer';
 import prompt from './prompts/attribute.txt';

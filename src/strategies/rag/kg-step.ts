@@ -1,4 +1,4 @@
-import { DATA_FENCE_RULE, fence, oneLine } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { requestKey } from '../../evidence/recording';
 import { checkCall, describeEndpoints, parseCalls } from './kg/client';

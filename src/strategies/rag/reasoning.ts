@@ -1,4 +1,4 @@
-import { DATA_FENCE_RULE, fence } from '../../engine/prompt-data';
+import { DATA_FENCE_RULE, fence } from '../../text/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { answerEvent, normalizeAnswer } from './answer';
 import paperPrompt from './prompts/reasoning-paper.txt';

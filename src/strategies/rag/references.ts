@@ -1,10 +1,10 @@
-import { defuseProtocol, fence, oneLine } from '../../engine/prompt-data';
+import { defuseProtocol, fence, oneLine } from '../../text/prompt-data';
 import type { RagState, Reference } from './state';
 
 /**
  * A page could close our wrapper, or write the reply format's own tags and labels (`<answer>…</answer>`,
  * `<false_premise>yes</false_premise>`, `Answer: …`) for the model to echo: its text goes through the same
- * neutralising as every fenced block (src/engine/prompt-data.ts), and attributes stay on one line without quotes.
+ * neutralising as every fenced block (src/text/prompt-data.ts), and attributes stay on one line without quotes.
  */
 const attr = (text: string) => oneLine(text).replace(/["<>]/g, ' ').slice(0, 200);
 

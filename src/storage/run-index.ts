@@ -1,6 +1,6 @@
 import schema from '../../migrations/0004_runs.sql';
 import { onFirstUse } from '../d1/schema';
-import type { RunStatus } from './types';
+import type { RunStatus } from '../engine/types';
 
 /**
  * The D1 index behind GET /v1/runs. Each run's RunObject writes its own row (at start, when it starts running,

@@ -18,7 +18,7 @@
  * as they were (NFKC would turn `km²` into `km2`); a line with a forged marker or tag is kept in its folded form.
  *
  * @example
- * import { fence, oneLine, DATA_FENCE_RULE } from '../../engine/prompt-data';
+ * import { fence, oneLine, DATA_FENCE_RULE } from '../../text/prompt-data';
  * const system = `${myPrompt}\n\n${DATA_FENCE_RULE}`;
  * const user = `${fence('QUESTION', question)}\n\n${fence('PASSAGE', passage)}\n\nAnswer:`;
  * // in a line-oriented protocol (the agent's `Question: …` line):

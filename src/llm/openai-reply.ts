@@ -1,0 +1,73 @@
+import type OpenAI from 'openai';
+import { cutAtStop } from './stop';
+import type { ChatRequest, ChatResult } from './types';
+import { LLMError } from './types';
+
+/** OpenAI servers accept at most four stop sequences; the rest are applied to the text afterwards. */
+const MAX_SERVER_STOPS = 4;
+
+/** What the provider adds to every request: its default model, and whether the server takes a prompt cache key. */
+export interface ReplyDefaults {
+  model: string;
+  cacheKey: boolean;
+}
+
+type Params = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+
+const paramsOf = (request: ChatRequest, defaults: ReplyDefaults): Omit<Params, 'stream'> => {
+  const stop = request.stop?.slice(0, MAX_SERVER_STOPS);
+  return {
+    model: request.model ?? defaults.model,
+    messages: request.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+    ...(stop?.length ? { stop } : {}),
+    ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    // One key per purpose: calls of a purpose share their fixed opening (instructions, tools, examples).
+    ...(defaults.cacheKey ? { prompt_cache_key: `humaniq-${request.purpose}` } : {}),
+  };
+};
+
+const result = (text: string, finish: string | null | undefined, usage: OpenAI.CompletionUsage | undefined, model: string): ChatResult => ({
+  text,
+  usage: {
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? Math.ceil(text.length / 4),
+  },
+  finishReason: finish === 'stop' ? 'stop' : finish === 'length' ? 'length' : 'other',
+  model,
+});
+
+/** The streamed reply, each piece of text handed to `onDelta` as it comes; usage from the stream's last event. */
+const readStream = async (client: OpenAI, params: Omit<Params, 'stream'>, request: ChatRequest, onDelta: (text: string) => void, signal: AbortSignal) => {
+  const headers = { 'x-request-purpose': request.purpose };
+  const stream = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { headers, signal });
+  let text = '';
+  let finish: string | null | undefined;
+  let usage: OpenAI.CompletionUsage | undefined;
+  for await (const chunk of stream) {
+    const delta = chunk.choices?.[0]?.delta?.content ?? '';
+    if (delta) {
+      text += delta;
+      onDelta(delta);
+    }
+    finish = chunk.choices?.[0]?.finish_reason ?? finish;
+    if (chunk.usage) usage = chunk.usage;
+  }
+  return result(cutAtStop(text, request.stop), finish, usage, params.model);
+};
+
+/**
+ * One reply of an OpenAI-compatible server, read under `signal`: streamed when the caller wants deltas, whole
+ * otherwise; the text is cut at the first stop string, including those past the server's four.
+ */
+export const readReply = async (client: OpenAI, request: ChatRequest, defaults: ReplyDefaults, signal: AbortSignal): Promise<ChatResult> => {
+  const params = paramsOf(request, defaults);
+  if (request.onDelta) return readStream(client, params, request, request.onDelta, signal);
+  const headers = { 'x-request-purpose': request.purpose };
+  const completion = await client.chat.completions.create({ ...params, stream: false }, { headers, signal });
+  const choice = completion.choices?.[0];
+  if (!choice || typeof choice.message?.content !== 'string') {
+    throw new LLMError('the model server returned no message content', undefined, true);
+  }
+  return result(cutAtStop(choice.message.content, request.stop), choice.finish_reason, completion.usage, completion.model || params.model);
+};
