@@ -12,7 +12,7 @@ import { cappedJsonBody } from './body';
 import { idempotencyHeaders, idempotentRunId, REPLAYED_HEADER } from './idempotency';
 import { named, withModeOptions } from './openapi';
 import { runSchema } from './response-schemas';
-import { apiRoutes, errors, jsonBody } from './route-kit';
+import { apiRoutes, errors, jsonBody, waitUntilOf } from './route-kit';
 import { storageGone } from './storage-gone';
 
 /** Response headers of a route that starts a run: its id, and whether an Idempotency-Key replayed an earlier one. */
@@ -81,7 +81,7 @@ export const answerRoutes = apiRoutes()
   const claim = idempotentRunId(c, c.req.valid('header')['idempotency-key'], 'POST /v1/answer', body);
   const follow = wantsEventStream(c.req.header('accept'));
   const explain = async (err: unknown) => (await storageGone(err, c.env, c.req.url))?.message;
-  const { stub, runId, replayed, config, events } = await createRun(c.env, body, runScope(c), claim, { follow, waitUntil: (p) => c.executionCtx.waitUntil(p), explain });
+  const { stub, runId, replayed, config, events } = await createRun(c.env, body, runScope(c), claim, { follow, waitUntil: waitUntilOf(c), explain });
   const headers = runHeaders(config, runId, replayed);
   // The stream comes back with the start itself, from the `run` event on (a replay: the whole run so far).
   if (follow) return sseResponse((events ?? (await runEvents(stub, 0))).body, headers);

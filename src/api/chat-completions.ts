@@ -19,7 +19,7 @@ import { idempotencyHeaders, idempotentRunId } from './idempotency';
 import { parseModel } from './models';
 import { named, withModeOptions } from './openapi';
 import { chatCompletionSchema } from './response-schemas';
-import { apiRoutes, errors, json, jsonBody } from './route-kit';
+import { apiRoutes, errors, json, jsonBody, waitUntilOf } from './route-kit';
 
 /**
  * POST /v1/chat/completions: the service behind the OpenAI chat API, so any OpenAI client or chat UI can ask it.
@@ -91,7 +91,7 @@ export const chatCompletionRoutes = apiRoutes().openapi(chatRoute, async (c) => 
     ...(body.options ? { options: body.options } : {}),
     ...(conversation ? { conversation } : {}),
   };
-  const { runId, stub, replayed, events } = await createRun(c.env, runBody, runScope(c), claim, { follow: body.stream === true }).catch((err: unknown) => {
+  const { runId, stub, replayed, events } = await createRun(c.env, runBody, runScope(c), claim, { follow: body.stream === true, waitUntil: waitUntilOf(c) }).catch((err: unknown) => {
     // The facade has nowhere to put a table or pages: say where they go instead.
     if (!(err instanceof HttpError) || err.code !== 'invalid_context') throw err;
     throw new HttpError(400, 'invalid_context', `${err.message}. Chat messages carry no context: send it with POST /v1/answer, or choose a mode that needs none, e.g. model "${choice.variant}:agent"`);

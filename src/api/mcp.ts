@@ -4,7 +4,7 @@ import { loadConfig } from '../config';
 import { clientAddress, runScope } from './auth';
 import { cappedJsonBody } from './body';
 import { HttpError } from './errors';
-import { type ApiEnv, errors } from './route-kit';
+import { type ApiEnv, errors, waitUntilOf } from './route-kit';
 
 /**
  * /mcp: the Model Context Protocol over Streamable HTTP, stateless. Auth and the rate limit are the /v1 ones
@@ -19,13 +19,7 @@ export const mcpRoutes = new Hono<ApiEnv>()
     const config = loadConfig(c.env as unknown as Record<string, unknown>);
     const { callerKey } = await import('../mcp/call-registry');
     const owner = runScope(c);
-    const waitUntil = (p: Promise<unknown>) => {
-      try {
-        c.executionCtx.waitUntil(p);
-      } catch {
-        // Called without an execution context (a test calling the app directly): the promise simply runs.
-      }
-    };
+    const waitUntil = waitUntilOf(c);
     const caller = { env: c.env, config, ...(owner ? { owner } : {}), caller: c.get('caller'), callerKey: await callerKey(owner, clientAddress(c.req)), waitUntil };
     return handleMcpPost(caller, c.req.raw, parsed);
   })

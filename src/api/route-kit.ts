@@ -57,6 +57,20 @@ export const openErrors = <S extends ErrorStatus>(...statuses: S[]) => errorResp
 /** A JSON response or request body with this schema. */
 export const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
 
+/**
+ * The Worker's `waitUntil` for this request: work handed to it goes on after the response (a run's set-up behind its
+ * first event). Without an execution context (a test calling the app directly) the promise simply runs.
+ */
+export const waitUntilOf =
+  (c: { executionCtx: { waitUntil(p: Promise<unknown>): void } }) =>
+  (p: Promise<unknown>): void => {
+    try {
+      c.executionCtx.waitUntil(p);
+    } catch {
+      // no execution context: nothing outlives the request anyway
+    }
+  };
+
 /** A required JSON request body. Pair it with the route middleware `cappedJsonBody`, which enforces the byte limits first. */
 export const jsonBody = <T extends z.ZodType>(schema: T, description?: string) => ({
   required: true,

@@ -114,7 +114,7 @@ export const callAnswerTool = async (call: AnswerCall): Promise<CallToolResult> 
   if (!parsed.success) return textResult(`invalid arguments for answer: ${describeIssues(parsed.error.issues)}`, true);
   let started: Awaited<ReturnType<typeof createRun>>;
   try {
-    started = await createRun(call.env, parsed.data, call.owner, undefined, { follow: true });
+    started = await createRun(call.env, parsed.data, call.owner, undefined, { follow: true, ...(call.waitUntil ? { waitUntil: call.waitUntil } : {}) });
   } catch (err) {
     if (err instanceof HttpError) return textResult(err.message, true);
     throw err;
