@@ -74,6 +74,12 @@ const migratedClasses = (migrations = []) => {
   return classes;
 };
 
+/** A tag for a migration appended after these: past both their count and their highest `vN` (a rename's or a gap's). */
+const nextTag = (migrations = []) => {
+  const numbered = migrations.map((m) => Number(/^v(\d+)$/.exec(m.tag ?? '')?.[1] ?? 0));
+  return `v${Math.max(migrations.length, ...numbered) + 1}`;
+};
+
 /**
  * Every binding these vars need that the resolved config lacks — `missing` stops even a dry run, since the Worker
  * would fail on its first request — and the optional ones it would miss, as `notes`. Each entry carries the
@@ -102,7 +108,7 @@ export const bindingReport = (config, env, vars) => {
   const migrated = migratedClasses(config.migrations);
   const unmigrated = DURABLE_OBJECTS.map((d) => d.className).filter((c) => !migrated.has(c));
   if (unmigrated.length) {
-    const tag = `v${(config.migrations ?? []).length + 1}`;
+    const tag = nextTag(config.migrations);
     missing.push({ binding: unmigrated.join(', '), why: `no migration creates ${unmigrated.join(', ')} (Cloudflare refuses a Durable Object class without one)`, lines: migrationLines(env, unmigrated, tag) });
   }
   if (vars.EMBEDDING_PROVIDER && vars.EMBEDDING_PROVIDER !== 'local' && !(config.vectorize ?? []).some((v) => v.binding === 'VECTORIZE')) {
