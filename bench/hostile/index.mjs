@@ -49,7 +49,8 @@ const GROUPS = {
   readers: readersGroup, cancels: cancelsGroup, 'hidden-text': hiddenTextGroup,
 };
 const wanted = process.argv.slice(2).filter((a) => GROUPS[a]);
-const key = { value: `bench-${crypto.randomUUID()}`, limit: 120 };
+/** The key the current group's requests carry (one per group, see below) and the per-key limit the server is given. */
+const key = { value: '', limit: 120 };
 const selected = Object.entries(GROUPS).filter(([name]) => !wanted.length || wanted.includes(name));
 const batches = [selected.filter(([, g]) => !g.setup), ...selected.filter(([, g]) => g.setup).map((entry) => [entry])].filter((b) => b.length);
 
@@ -68,20 +69,28 @@ const failed = [];
 try {
   for (const batch of batches) {
     const own = batch[0][1].setup ? await batch[0][1].setup() : { vars: {}, close: async () => {} };
+    // A key per group: groups that share a server would otherwise share one rate-limit bucket, and the later ones
+    // would be refused for the earlier ones' traffic rather than for anything they did.
+    const groupKeys = batch.map(([name]) => `bench-${name}-${crypto.randomUUID()}`);
     const dev = await startDev({
       ports: ports && [ports[1], ports[2]],
       ...(process.env.BENCH_STATE_DIR ? { stateDir: process.env.BENCH_STATE_DIR } : {}),
-      vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', API_KEYS: key.value, RATE_LIMIT_PER_MINUTE: String(key.limit), ...own.vars },
+      vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', API_KEYS: groupKeys.join(','), RATE_LIMIT_PER_MINUTE: String(key.limit), ...own.vars },
     });
     devUrl = dev.url;
     try {
       const pid = workerdPid();
       console.log(`bench/hostile ${batch.map(([n]) => n).join(', ')} against ${dev.url} (workerd pid ${pid ?? 'unknown: RSS not measured'}), model: OpenAI-compatible stub, ${new Date().toISOString()}`);
-      for (const [, group] of batch) rows.push(...(await group.run({ url: dev.url, pid, stub, key })));
-    } catch (err) {
-      console.error(`bench/hostile failed: ${err.stack}\n--- dev server log (tail) ---\n${dev.log().slice(-4000)}`);
-      failed.push(...batch.map(([n]) => n));
-      process.exitCode = 1;
+      for (const [i, [name, group]] of batch.entries()) {
+        key.value = groupKeys[i];
+        try {
+          rows.push(...(await group.run({ url: dev.url, pid, stub, key })));
+        } catch (err) {
+          console.error(`bench/hostile ${name} failed: ${err.stack}\n--- dev server log (tail) ---\n${dev.log().slice(-4000)}`);
+          failed.push(name);
+          process.exitCode = 1;
+        }
+      }
     } finally {
       await dev.stop();
       await own.close();
