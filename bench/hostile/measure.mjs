@@ -20,6 +20,16 @@ export const rssOf = (pid) => {
  * `next` (does a normal request still work?) just after.
  * @returns {Promise<{answerMs, referenceMs, rssBefore, rssPeak, rssAfter, healthMaxMs, healthOk, nextWorks, result}>}
  */
+/** CPU seconds a process has used: utime + stime from /proc, in clock ticks of 10 ms (NaN when it cannot be read). */
+export const cpuOf = (pid) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+};
+
 export const measureCase = async ({ url, pid, reference, work, next }) => {
   const ref = await timed(reference);
   const rssBefore = rssOf(pid);

@@ -3,8 +3,7 @@
 // never saw. Each goes through the public API of a real `npm run dev`, the OpenAI-compatible stub returning the code
 // for purpose `code` and `refine` (program mode: three attempts, the first and two refinements) or the `EXPR:` line
 // for purpose `calculator` (rag mode), next to a normal request measured just before it.
-import { readFileSync } from 'node:fs';
-import { measureCase } from './measure.mjs';
+import { cpuOf, measureCase } from './measure.mjs';
 import { answer, fence, nextWorks, normal, table } from './requests.mjs';
 
 const LONG = "const s='a'.repeat(2000000)+'b'; const n='a'.repeat(2000)+'c';";
@@ -40,15 +39,6 @@ const RAG_REPLIES = {
   reasoning: ['<reasoning>The page says ten.</reasoning>\n<answer>ten</answer>\n<false_premise>no</false_premise>'],
 };
 
-/** CPU seconds the process has used (utime + stime from /proc, in clock ticks of 10 ms). */
-const cpuOf = (pid) => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-};
 
 export const runSandboxCpuCases = async ({ url, pid, stub }) => {
   const rows = [];

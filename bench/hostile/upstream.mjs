@@ -4,9 +4,8 @@
 // lists far longer than asked. The model keeps its default LLM_TIMEOUT_MS (60 s) and retries, so what ends a reply
 // is its byte cap, not a deadline. Per case, besides the shared figures (measure.mjs): the workerd process's CPU
 // time over the case, and for model calls what GET /v1/runs/{id} said while the call was under way.
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { measureCase, rssOf } from './measure.mjs';
+import { cpuOf, measureCase, rssOf } from './measure.mjs';
 
 const ROW = '{"a":{"type":"uri","value":"http://www.wikidata.org/entity/Q64"}},';
 const HIT = '{"ns":0,"title":"Berlin","snippet":"<span class=\\"searchmatch\\">Berlin</span> is the capital and largest city of Germany"},';
@@ -115,15 +114,6 @@ const startHostileUpstream = async () => {
   };
 };
 
-/** utime + stime of a process in seconds (clock ticks of 1/100 s). */
-const cpuOf = (pid) => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-};
 
 const tool = async (url, name, input) => {
   const res = await fetch(`${url}/v1/tools/${name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });

@@ -3,6 +3,7 @@ import { installScript } from '../../src/llm/scripted';
 import type { ChatRequest } from '../../src/llm/types';
 import { createMediaWikiStandIn, createWdqsStandIn } from '../support/wikimedia-standins.mjs';
 import { get, post } from '../engine/helpers';
+import { answerWikimediaHosts } from './wikimedia-hosts';
 
 /** Wikimedia's public hosts (the test build's defaults), answered by the stand-ins through a fetch spy. */
 const standIns = (options: { wdqs?: Parameters<typeof createWdqsStandIn>[0]; wiki?: Parameters<typeof createMediaWikiStandIn>[0] } = {}) => {
@@ -10,14 +11,7 @@ const standIns = (options: { wdqs?: Parameters<typeof createWdqsStandIn>[0]; wik
   const wiki = createMediaWikiStandIn(options.wiki);
   // Each MediaWiki host has its own gate, so each gets its own stand-in (serial per host, not across hosts).
   const wikidataApi = createMediaWikiStandIn();
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const host = new URL(request.url).host;
-    if (host === 'query.wikidata.org') return wdqs.handle(request);
-    if (host === 'en.wikipedia.org') return wiki.handle(request);
-    if (host === 'www.wikidata.org') return wikidataApi.handle(request);
-    throw new TypeError(`unexpected host ${host}`);
-  });
+  answerWikimediaHosts({ wdqs, wikipedia: wiki, wikidataApi });
   return { wdqs, wiki };
 };
 

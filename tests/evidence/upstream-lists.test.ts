@@ -3,6 +3,7 @@ import { installScript } from '../../src/llm/scripted';
 import type { ChatRequest } from '../../src/llm/types';
 import { createMediaWikiStandIn, createWdqsStandIn } from '../support/wikimedia-standins.mjs';
 import { get, post } from '../engine/helpers';
+import { answerWikimediaHosts } from './wikimedia-hosts';
 
 /**
  * Issue 33, item 10: a mirror that answers more than was asked. Wikimedia's public hosts (the test build's defaults)
@@ -12,14 +13,7 @@ const standIns = (options: { wdqs?: Parameters<typeof createWdqsStandIn>[0]; wik
   const wdqs = createWdqsStandIn(options.wdqs);
   const wiki = createMediaWikiStandIn(options.wiki);
   const wikidataApi = createMediaWikiStandIn(options.wiki);
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const host = new URL(request.url).host;
-    if (host === 'query.wikidata.org') return wdqs.handle(request);
-    if (host === 'en.wikipedia.org') return wiki.handle(request);
-    if (host === 'www.wikidata.org') return wikidataApi.handle(request);
-    throw new TypeError(`unexpected host ${host}`);
-  });
+  answerWikimediaHosts({ wdqs, wikipedia: wiki, wikidataApi });
 };
 
 const runWithAction = async (question: string, action: string) => {
