@@ -5,7 +5,10 @@
 // Why: oxigraph runs synchronously, and workerd's clock does not move during synchronous code, so nothing outside
 // the engine can stop a query that runs too long or grows too big. So the budgets live inside the WebAssembly:
 // - fuel: binaryen's log-execution pass puts a call at every function entry and loop head; that call is turned
-//   into an internal one that decrements an exported global and traps when it drops below zero.
+//   into an internal one that decrements an exported global and traps when it drops below zero. The pass numbers
+//   each call site (an i32 argument the counter never reads); those unique numbers cost ~50 KiB of the upload's
+//   gzip, so dead-argument elimination drops the argument again (and, while at it, the other parameters no caller
+//   uses) before the module is written.
 // - memory: the linear memory gets a maximum, so a runaway allocation traps instead of growing to 4 GB.
 // A trap leaves Rust state half-updated, so the store (src/evidence/static/engine.ts) throws the instance away and
 // builds a new one from the same compiled module; the glue below is oxigraph's own, wrapped in a factory because
@@ -25,7 +28,7 @@ const outDir = join(root, 'src/generated/oxigraph');
 
 /** Largest linear memory the engine may grow to, in 64 KiB pages (64 MiB: a Worker has 128 MB in all). */
 export const MEMORY_PAGES = 1024;
-const RECIPE = 'fuel-v1';
+const RECIPE = 'fuel-v2';
 
 const leb = (n) => {
   const out = [];
@@ -89,6 +92,7 @@ const meter = async (bytes) => {
     ]),
   );
   m.addGlobalExport('fuel', '__fuel');
+  m.runPasses(['dae']);
   if (!m.validate()) throw new Error('metered oxigraph module does not validate');
   const out = Buffer.from(m.emitBinary());
   m.dispose();
