@@ -29,13 +29,35 @@ export default defineConfig({
           // Pre-bundle the big dependencies: loaded file by file, zod and openai alone cost seconds per test file.
           deps: {
             optimizer: {
-              ssr: { enabled: true, include: ['zod', 'openai', 'hono', 'htmlparser2'] },
+              ssr: {
+                enabled: true,
+                include: [
+                  'zod',
+                  'zod/v4',
+                  'openai',
+                  'hono',
+                  'htmlparser2',
+                  '@hono/zod-openapi',
+                  '@asteasolutions/zod-to-openapi',
+                  '@modelcontextprotocol/sdk/server/index.js',
+                  '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js',
+                  '@modelcontextprotocol/sdk/types.js',
+                  '@modelcontextprotocol/sdk/client/index.js',
+                  '@modelcontextprotocol/sdk/client/streamableHttp.js',
+                ],
+              },
             },
           },
           include: ['tests/**/*.test.ts'],
           exclude: ['tests/node/**'],
           // Stand-ins served over real HTTP by Node (workerd reaches them on 127.0.0.1); tests read their URLs with inject().
           globalSetup: ['tests/support/standins-setup.ts'],
+          // One workerd runtime per vitest worker for all the files it runs, rather than one per file: starting workerd
+          // and loading the Worker (snapshot, oxigraph, QuickJS, the bundle) took 2–3 s of CPU before each of ~100 files.
+          // Storage, caches and module state therefore carry from file to file; tests/support/workers-setup.ts resets
+          // what would otherwise decide a later file's outcome, and tests use their own run ids and questions.
+          isolate: false,
+          setupFiles: ['tests/support/workers-setup.ts'],
           // A file's first test pays for loading the Worker (snapshot, sandbox, bundle) into a fresh isolate: seconds on
           // an idle machine, but 30–45 s was measured with the suite sharing 2 cores at a load of 10. The limit is a
           // safety net against a hang, not a speed check.

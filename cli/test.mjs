@@ -33,6 +33,7 @@ const NOISE = [
   /disconnected: WebSocket peer disconnected/,
   /disconnected: PumpToReader was destroyed/,
   /Application called abortAllDurableObjects\(\)/,
+  /Application called abort\(\) to reset Durable Object/,
   /^NOSENTRY /,
 ];
 const CONTINUATION = /^(\s+at |stack: |\s*$)/;
@@ -74,7 +75,7 @@ const child = spawn('npx', ['vitest', 'run', ...reporterArgs, ...args], {
 filter(child.stdout, process.stdout);
 filter(child.stderr, process.stderr);
 child.on('close', (code) => {
-  if (hidden) console.log(`(${hidden} workerd teardown messages hidden: WebSocket peer disconnected / abortAllDurableObjects)`);
+  if (hidden) console.log(`(${hidden} workerd teardown messages hidden: WebSocket peer disconnected / abortAllDurableObjects / gates reset between files)`);
   const count = (word) => Number(new RegExp(`(\\d+) ${word}`).exec(summary)?.[1] ?? 0);
   if (summary) console.log(`\n${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
   const line = dataSkipLine(dataSkips(), DATA_DIR);
