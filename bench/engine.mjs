@@ -7,7 +7,11 @@
 //    consecutive steps' events is what the engine adds per step (alarm, SQLite commit, SSE fan-out, plus one loopback model call
 //    for the last step).
 // 2. 200 concurrent streamed runs with 200 ms model latency: errors and first-event latency.
+// 3. Disk-backed (issue 42): an agent run with six sequential 500 ms model calls and four snapshot tool calls, the
+//    objects' SQLite files on disk as under `npm run dev`, next to the same on tmpfs; time outside the model
+//    (bench/engine/disk-run.mjs; `--disk-runs 0` leaves it out).
 import { spawn } from 'node:child_process';
+import { diskBackedRuns } from './engine/disk-run.mjs';
 import { consumeSse, freePort, percentile, startDev } from './lib/dev-server.mjs';
 
 const arg = (name, fallback) => {
@@ -16,11 +20,17 @@ const arg = (name, fallback) => {
 };
 const RUNS = Number(arg('runs', 30));
 const CONCURRENT = Number(arg('concurrent', 200));
+const DISK_RUNS = Number(arg('disk-runs', 7));
 
 // The model stub runs in its own process, so its work does not slow this process's clock-keeping of 200 streams.
 const stubPort = await freePort();
 const stubProcess = spawn(process.execPath, [new URL('../tests/support/openai-stub.mjs', import.meta.url).pathname, '--port', String(stubPort)], { stdio: 'ignore' });
-const stub = { url: `http://127.0.0.1:${stubPort}/v1`, close: async () => stubProcess.kill() };
+const stub = {
+  url: `http://127.0.0.1:${stubPort}/v1`,
+  control: async (path, body) =>
+    (await fetch(`http://127.0.0.1:${stubPort}${path}`, { method: body === undefined ? 'GET' : 'POST', body: body === undefined ? undefined : JSON.stringify(body) })).json(),
+  close: async () => stubProcess.kill(),
+};
 for (let i = 0; i < 100; i++) {
   try {
     await fetch(stub.url.replace('/v1', '/__script'), { method: 'POST', body: JSON.stringify({ final: ['done'], parametric: ['Paris'] }) });
@@ -118,5 +128,16 @@ try {
     `(first event / reference: p50 ×${(percentile(firstEvent, 50) / r50).toFixed(2)}, p99 ×${(percentile(firstEvent, 99) / r99).toFixed(2)})`);
 } finally {
   await dev.stop();
+}
+
+try {
+  if (DISK_RUNS > 0) {
+    const rows = await diskBackedRuns(stub, DISK_RUNS);
+    console.log(`\nagent run, 6 sequential model calls of 500 ms and 4 snapshot tool calls, time outside the model (median of ${DISK_RUNS}):`);
+    for (const r of rows) {
+      console.log(`  state on ${r.name.padEnd(5)} (${r.stateDir}): ${r.outside} ms outside the model of ${r.ms} ms; before the first call ${r.before} ms, between calls ${r.between} ms, after the last ${r.after} ms`);
+    }
+  }
+} finally {
   await stub.close();
 }

@@ -69,6 +69,9 @@ const start = () => {
       // Offline: no metrics upload, no Request.cf lookup (it would only print an ENOTFOUND warning).
       WRANGLER_SEND_METRICS: 'false',
       CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+      // wrangler 4.164 records a trace of every invocation into a SQLite store of its own in the state folder (its
+      // local "observability"): on disk, about 15 commits per agent run that nobody reads here. Off unless asked for.
+      X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? 'false',
     },
   });
   lock.update({ group: child.pid });

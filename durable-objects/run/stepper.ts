@@ -19,6 +19,8 @@ import { stepRun, type StepRun } from './step-context';
 
 /** If the object dies mid-step, this alarm (armed before each step) resumes the run. */
 const WATCHDOG_MS = 60_000;
+/** A watchdog armed this much sooner than a step would arm it is left as it is. */
+const WATCHDOG_SLACK_MS = 30_000;
 /** How long one alarm invocation goes on from step to step before handing over to a fresh alarm. */
 const STEPS_IN_ONE_ALARM_MS = 20_000;
 
@@ -148,7 +150,7 @@ export class Stepper {
     // Cancelled while the archive was looked up (only the first step of an instance looks).
     if (this.endedMeanwhile()) return;
     if (replay === null) return this.fail(meta, 'archive_not_found', `evidence archive "${meta.replay!.archiveId}" was not found; upload one with POST /v1/archives`);
-    await this.parts.storage.setAlarm(Date.now() + Math.min(WATCHDOG_MS, remaining + 1));
+    await this.armWatchdog(remaining);
     // One controller per step: the deadline, a cancel or the watchdog abort the step's model and tool calls.
     const controller = new AbortController();
     const deadline = setTimeout(() => controller.abort(wallTimeError(limits.maxWallMs)), remaining);
@@ -170,6 +172,18 @@ export class Stepper {
       // Sent after the step's result is stored, in the background: a slow or dead collector never holds a step up.
       if (step.trace) sendSpans(setup.config, step.trace.end({}, stepError), this.parts.waitUntil);
     }
+  }
+
+  /**
+   * Arms the watchdog for this step, unless one is armed already within WATCHDOG_SLACK_MS before that time: setting it
+   * again is a storage write of its own, which the step's sync would then wait for (on disk, a commit per step for
+   * nothing). An alarm that fires during a step only re-arms it (see `watchdog`).
+   */
+  private async armWatchdog(remaining: number): Promise<void> {
+    const at = Date.now() + Math.min(WATCHDOG_MS, remaining + 1);
+    const armed = await this.parts.storage.getAlarm();
+    if (armed !== null && armed <= at && armed >= at - WATCHDOG_SLACK_MS) return;
+    await this.parts.storage.setAlarm(at);
   }
 
   /** The archive a replaying run reads from: undefined when it replays none, null when it is not there. */

@@ -71,6 +71,10 @@ export const throughModelGate = async <T>(
     return out;
   } finally {
     report.ms = Date.now() - started;
-    await leave?.(report).catch(() => {});
+    // A failure's pass is handed back before the call ends, so its back-off holds this run's next attempt too. A
+    // success is handed back without waiting for the gate to store it (under `npm run dev` a disk commit on the run's
+    // path per model call): the gate frees the slot when it arrives, or when the pass expires if it never does.
+    const handedBack = leave?.(report).catch(() => {});
+    if (report.status !== 200 || report.backoffMs !== undefined) await handedBack;
   }
 };
