@@ -1,6 +1,13 @@
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * `// @module-tag slow` at the top of a test file: it starts a dev server, wrangler, the eval CLI or a browser, or
+ * waits out real holds and retries. `npm run test:quick` leaves those files out (cli/test.mjs); `npm test` runs all.
+ */
+const tags = [{ name: 'slow', description: 'starts servers or CLIs, or waits out real time; left out of npm run test:quick' }];
 
 /** The real benchmark files (tests/support/benchmark-data.ts); Worker tests read them through this alias. */
 const DATA_DIR = resolve(import.meta.dirname, process.env.BENCHMARK_DATA || '../shared/data');
@@ -9,6 +16,9 @@ const DATA_DIR = resolve(import.meta.dirname, process.env.BENCHMARK_DATA || '../
 // the browser suite and the wrangler dry-runs are Node programs and are tested in Node.
 export default defineConfig({
   test: {
+    // Most files wait more than they compute (model stubs, dev servers, holds, the CLI in a child process), so two
+    // run at once even on two cores; vitest's default leaves one core free, which on two cores ran one file at a time.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         plugins: [
@@ -26,26 +36,11 @@ export default defineConfig({
         resolve: { alias: { '@benchmark-data': DATA_DIR } },
         test: {
           name: 'workers',
+          tags,
           // Pre-bundle the big dependencies: loaded file by file, zod and openai alone cost seconds per test file.
           deps: {
             optimizer: {
-              ssr: {
-                enabled: true,
-                include: [
-                  'zod',
-                  'zod/v4',
-                  'openai',
-                  'hono',
-                  'htmlparser2',
-                  '@hono/zod-openapi',
-                  '@asteasolutions/zod-to-openapi',
-                  '@modelcontextprotocol/sdk/server/index.js',
-                  '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js',
-                  '@modelcontextprotocol/sdk/types.js',
-                  '@modelcontextprotocol/sdk/client/index.js',
-                  '@modelcontextprotocol/sdk/client/streamableHttp.js',
-                ],
-              },
+              ssr: { enabled: true, include: ['zod', 'openai', 'hono', 'htmlparser2'] },
             },
           },
           include: ['tests/**/*.test.ts'],
@@ -75,6 +70,7 @@ export default defineConfig({
         ],
         test: {
           name: 'node',
+          tags,
           environment: 'node',
           include: ['tests/node/**/*.test.ts'],
           testTimeout: 120_000,

@@ -4,16 +4,38 @@
 // purpose); they are not failures, so they are filtered here and counted in one line. Everything else passes through.
 // Ends with a plain `N passed, N failed, N skipped` line, and a line saying how many tests skipped because the benchmark
 // data folder (BENCHMARK_DATA, default ../shared/data) lacks their files. Extra arguments go to vitest (`npm test -- tests/hqa`).
+//
+// `npm run test:quick` (`--quick`): the edit loop. Type-check, then every test file but those tagged
+// `// @module-tag slow` (they start a dev server, wrangler, the eval CLI or a browser, or wait out real holds and
+// retries); no `wrangler types --check`. Extra arguments narrow the files (`npm run test:quick -- tests/hqa`).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { countDataSkips, dataSkipLine } from './data-skips.mjs';
 
-const args = process.argv.slice(2);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const quick = process.argv.includes('--quick');
+const given = process.argv.slice(2).filter((a) => a !== '--quick');
 const tty = process.stdout.isTTY;
+
+/** The test files `test:quick` runs: all but those tagged slow, narrowed to the positional arguments given. */
+const quickFiles = () => {
+  const filters = given.filter((a) => !a.startsWith('-'));
+  const files = readdirSync(join(ROOT, 'tests'), { recursive: true })
+    .map((f) => join('tests', String(f)))
+    .filter((f) => f.endsWith('.test.ts') && !/@module-tag\s+slow\b/.test(readFileSync(join(ROOT, f), 'utf8')))
+    .filter((f) => !filters.length || filters.some((x) => f.includes(x.replace(/^\.\//, ''))))
+    .sort();
+  return [...files, ...given.filter((a) => a.startsWith('-'))];
+};
+const args = quick ? quickFiles() : given;
+if (quick && !args.some((a) => !a.startsWith('-'))) {
+  console.log(`test:quick: no test file outside the slow ones matches ${given.join(' ')}`);
+  process.exit(1);
+}
 
 const step = (label, cmd, cmdArgs) => {
   const r = spawnSync('npx', [cmd, ...cmdArgs], { encoding: 'utf8', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } });
@@ -25,7 +47,7 @@ const step = (label, cmd, cmdArgs) => {
   }
 };
 
-step('`wrangler types --check` (run `npm run types` after changing wrangler.toml)', 'wrangler', ['types', '--env-interface', 'Env', 'src/worker-configuration.d.ts', '--check']);
+if (!quick) step('`wrangler types --check` (run `npm run types` after changing wrangler.toml)', 'wrangler', ['types', '--env-interface', 'Env', 'src/worker-configuration.d.ts', '--check']);
 step('Type-check', 'tsc', ['--noEmit', '-p', '.']);
 
 /** Harmless teardown noise from workerd: a first line, then indented stack lines that belong to it. */
@@ -60,7 +82,7 @@ const filter = (stream, out) => {
 
 // Tests that need the data folder are marked in their titles (cli/data-skips.mjs); a JSON report beside the usual
 // output lets us count the ones that skipped.
-const DATA_DIR = resolve(fileURLToPath(new URL('..', import.meta.url)), process.env.BENCHMARK_DATA || '../shared/data');
+const DATA_DIR = resolve(ROOT, process.env.BENCHMARK_DATA || '../shared/data');
 const reportDir = mkdtempSync(join(tmpdir(), 'humaniq-test-report-'));
 const report = join(reportDir, 'vitest.json');
 const ownReporter = args.some((a) => a.startsWith('--reporter'));

@@ -1,3 +1,4 @@
+// @module-tag slow
 import { describe, expect, it } from 'vitest';
 import { coalescer, liveLLM, stopGuard, type Delta } from '../../src/engine/live-deltas';
 import { installModel, installScript } from '../../src/llm/scripted';

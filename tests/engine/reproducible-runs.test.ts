@@ -1,3 +1,4 @@
+// @module-tag slow
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { env, exports } from 'cloudflare:workers';
 import { archiveInfo, archiveReplaySource, createArchive } from '../../src/storage/archives';

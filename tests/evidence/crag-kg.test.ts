@@ -1,3 +1,4 @@
+// @module-tag slow
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';

@@ -1,3 +1,4 @@
+// @module-tag slow
 import { describe, expect, it } from 'vitest';
 import { fitEvent, MAX_STORED_BYTES, utf8Bytes } from '../../durable-objects/stored-value';
 import { installScript } from '../../src/llm/scripted';

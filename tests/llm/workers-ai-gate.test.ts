@@ -1,3 +1,4 @@
+// @module-tag slow
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';

@@ -1,3 +1,4 @@
+// @module-tag slow
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDev, type DevServer } from '../support/dev-server.mjs';

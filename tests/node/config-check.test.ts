@@ -1,3 +1,4 @@
+// @module-tag slow
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';

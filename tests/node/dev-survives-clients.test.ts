@@ -1,3 +1,4 @@
+// @module-tag slow
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDev, type DevServer } from '../support/dev-server.mjs';

@@ -1,3 +1,4 @@
+// @module-tag slow
 /// <reference types="node" />
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

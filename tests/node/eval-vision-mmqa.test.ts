@@ -1,3 +1,4 @@
+// @module-tag slow
 /// <reference types="node" />
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

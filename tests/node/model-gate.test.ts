@@ -1,3 +1,4 @@
+// @module-tag slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startDev, type DevServer } from '../support/dev-server.mjs';
 import { startStub, type Stub } from '../support/openai-stub.mjs';

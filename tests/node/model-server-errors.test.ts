@@ -1,3 +1,4 @@
+// @module-tag slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAIProvider } from '../../src/llm/openai';
 import { modelProblem } from '../../src/llm/served-models';

@@ -1,3 +1,4 @@
+// @module-tag slow
 /// <reference types="node" />
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';

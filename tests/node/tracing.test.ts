@@ -1,3 +1,4 @@
+// @module-tag slow
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';

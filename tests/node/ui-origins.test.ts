@@ -1,3 +1,4 @@
+// @module-tag slow
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { chromium, type Browser, type Page } from 'playwright-core';

@@ -1,3 +1,4 @@
+// @module-tag slow
 import { describe, expect, it } from 'vitest';
 import { mmqaContext, type MMQAImage, type MMQATable, type MMQAText } from '../../src/eval/contexts/mmqa';
 import { installScript } from '../../src/llm/scripted';

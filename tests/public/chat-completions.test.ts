@@ -1,3 +1,4 @@
+// @module-tag slow
 import { exports } from 'cloudflare:workers';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
