@@ -57,7 +57,24 @@ export interface Claim {
    * computation itself ran in the sandbox. The answer is then not looked for in the records.
    */
   operands?: string[];
+  /**
+   * What the strategy read to reach its answer, where it knows: program mode's table cells the program read, and
+   * the passages `extract_info` read. A table citation supports the answer only in a cell listed here.
+   */
+  read?: ClaimReads;
 }
+
+/** The parts of the cited records a strategy read: table cells (row index, cell text) and passage names. */
+export interface ClaimReads {
+  cells?: { row: number; text: string }[];
+  passages?: string[];
+}
+
+/**
+ * How a verified citation backs the answer: `supports` when the record states the answer about what the question
+ * asks (docs/CONFIDENCE.md gives the rules), `mentions` when the answer only occurs in it.
+ */
+export type Support = 'supports' | 'mentions';
 
 /** One piece of evidence an answer cites; `verified` when the record is this run's and the answer occurs in it. */
 export interface Citation {
@@ -68,6 +85,10 @@ export interface Citation {
   /** The short span of the record that contains the answer (absent when not verified). */
   quote?: string;
   verified: boolean;
+  /** Verified citations only: whether the record supports the answer or only mentions it. */
+  support?: Support;
+  /** Set when `options.supportCheck: "model"` graded it: the model's verdict replaced the structural one. */
+  supportBy?: 'model';
 }
 
 /** A Wikidata entity named by the answer (one per item of a list answer). */
@@ -93,7 +114,7 @@ export interface AnswerDraft extends AnswerFields {
 /** The answer as stored and served: the draft's fields with what the engine verified (src/engine/attribution). */
 export interface AnswerData extends AnswerFields {
   confidence: Confidence;
-  /** The keys of `answers` whose agreement `confidence` measures: the sources with a verified citation. */
+  /** The keys of `answers` whose agreement `confidence` measures: the sources with a supporting citation. */
   agreementSources: string[];
   citations: Citation[];
   /** Set when `options.abstainBelow` turned the answer into "I don't know": the level the confidence fell under. */
