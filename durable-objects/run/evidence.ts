@@ -66,7 +66,7 @@ export class RunEvidence {
 
   /** The run's evidence recording and its caller's context: what the answer's citations are checked against. */
   book(request: RunRequest): EvidenceBook {
-    return evidenceBook(this.store.records(), request.context);
+    return evidenceBook(this.store.records(), request.context, request.question);
   }
 
   /** Attribution against this run's evidence, for a step or for an ending's answer (src/engine/attribution). */

@@ -141,7 +141,7 @@ export const createRunContext = (parts: ContextParts): RunContext => {
   const llm = stepLLM(parts);
   // Without the engine's own, the claims are cited against the book as it is when asked (new records re-cite them).
   const attribution =
-    parts.attribution ?? stepAttribution(parts.request, () => parts.book?.() ?? evidenceBook([], parts.request.context), () => parts.recorded?.length ?? 0);
+    parts.attribution ?? stepAttribution(parts.request, () => parts.book?.() ?? evidenceBook([], parts.request.context, parts.request.question), () => parts.recorded?.length ?? 0);
   return {
     runId: parts.runId,
     request: parts.request,

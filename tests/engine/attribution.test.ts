@@ -13,14 +13,25 @@ const placeOfBirth = record({ source: 'evidence', kind: 'static', method: 'sparq
 const labels = record({ source: 'evidence', kind: 'static', method: 'labels', args: [['Q1297']] }, [{ id: 'Q1297', label: 'Chicago' }]);
 const ask = record({ source: 'evidence', kind: 'static', method: 'sparql', args: ['ASK { wd:Q187364 wdt:P19 wd:Q1297 }'] }, { head: {}, boolean: true });
 const kg = record({ source: 'kg', endpoint: 'movie/get_person_info', args: { person_name: 'Robert Zemeckis' } }, '{"birthday": "1952-05-14", "place": "Chicago"}');
-const book = evidenceBook([zemeckis, placeOfBirth, labels, ask, kg]);
+// The run linked Robert Zemeckis from the question: the queries that name Q187364 are about him.
+const linked = record({ source: 'evidence', kind: 'static', method: 'wikidataId', args: ['Robert Zemeckis'] }, 'Q187364');
+const QUESTION = 'Where was Robert Zemeckis born?';
+const book = evidenceBook([zemeckis, placeOfBirth, labels, ask, kg, linked], undefined, QUESTION);
 
 describe('the attribution layer', () => {
   it('verifies an answer a record holds, and quotes the span that holds it', () => {
     const a = attribute([{ source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] }], book);
     expect(a).toMatchObject({ confidence: 'one_source', agreementSources: ['wikipedia'] });
     expect(a.citations).toEqual([
-      { source: 'wikipedia', key: zemeckis.key, kind: 'wikipedia', url: 'https://en.wikipedia.org/wiki/Robert_Zemeckis', quote: 'He was born in Chicago, Illinois.', verified: true },
+      {
+        source: 'wikipedia',
+        key: zemeckis.key,
+        kind: 'wikipedia',
+        url: 'https://en.wikipedia.org/wiki/Robert_Zemeckis',
+        quote: 'He was born in Chicago, Illinois.',
+        verified: true,
+        support: 'supports',
+      },
     ]);
   });
 
@@ -131,12 +142,17 @@ describe('the attribution layer', () => {
       table: { columns: ['Player', 'Club'], rows: [[{ text: 'Ada' }, { text: 'Leipzig' }], [{ text: 'Bo' }, { text: 'Halle' }]] },
       passages: { '/wiki/Halle': 'Halle is a city in Saxony-Anhalt with 238,000 people.' },
     };
-    const b = evidenceBook([], context);
+    const b = evidenceBook([], context, 'Which club does Ada play for?');
     const keys = [CONTEXT_TABLE, contextPassageKey('/wiki/Halle')];
-    expect(attribute([{ source: 'table', answer: 'Leipzig', keys }], b).citations[0]).toMatchObject({ kind: 'table', quote: 'Player: Ada | Club: Leipzig', verified: true });
-    expect(attribute([{ source: 'table', answer: '238000', keys }], b).citations[0]).toMatchObject({ kind: 'passage', url: 'https://en.wikipedia.org/wiki/Halle', verified: true });
+    // The program read Ada's club cell: that cell supports its answer; a cell it never read only holds it.
+    const read = { cells: [{ row: 0, text: 'Leipzig' }] };
+    expect(attribute([{ source: 'table', answer: 'Leipzig', keys, read }], b).citations[0]).toMatchObject({ kind: 'table', quote: 'Player: Ada | Club: Leipzig', verified: true, support: 'supports' });
+    expect(attribute([{ source: 'table', answer: 'Leipzig', keys, read }], b).confidence).toBe('one_source');
+    expect(attribute([{ source: 'table', answer: 'Leipzig', keys }], b)).toMatchObject({ confidence: 'none', citations: [{ verified: true, support: 'mentions' }] });
+    expect(attribute([{ source: 'table', answer: '238000', keys }], b).citations[0]).toMatchObject({ kind: 'passage', url: 'https://en.wikipedia.org/wiki/Halle', verified: true, support: 'mentions' });
+    expect(attribute([{ source: 'table', answer: '238000', keys, read: { passages: ['/wiki/Halle'] } }], b).citations[0]).toMatchObject({ kind: 'passage', support: 'supports' });
     // A count no cell holds stays unverified, however the program computed it.
-    expect(attribute([{ source: 'table', answer: '2', keys }], b).confidence).toBe('none');
+    expect(attribute([{ source: 'table', answer: '2', keys, read }], b).confidence).toBe('none');
     const draft = { answer: '2', answers: { table: '2' }, sources: [], claims: [{ source: 'table', answer: '2', keys }] };
     expect(finishAnswer(draft, b, { question: 'q', variant: 'hybridqa', mode: 'program', options: { abstain: true } })).toMatchObject({ answer: "I don't know", confidence: 'none' });
     expect(finishAnswer(draft, b, { question: 'q', variant: 'hybridqa', mode: 'program' })).toMatchObject({ answer: '2', confidence: 'none', citations: [{ verified: false }, { verified: false }] });

@@ -13,11 +13,11 @@ const request: RunRequest = { question: 'Where was Robert Zemeckis born?', varia
 
 /** A book over `records` that counts the documents looked up in it: what citing claims costs. */
 const countingBook = (records: EvidenceRecord[]) => {
-  const inner = evidenceBook(records);
+  const inner = evidenceBook(records, undefined, request.question);
   const counter = { lookups: 0, reads: 0 };
   const read = (): EvidenceBook => {
     counter.reads++;
-    return { document: (key) => (counter.lookups++, inner.document(key)) };
+    return { ...inner, document: (key) => (counter.lookups++, inner.document(key)) };
   };
   return { counter, read };
 };
@@ -31,7 +31,7 @@ describe("a step's attribution", () => {
     const { counter, read } = countingBook([zemeckis, chicago]);
     const step = stepAttribution(request, read);
     const asked = step.attribute(claims);
-    expect(asked).toEqual(attribute(claims, evidenceBook([zemeckis, chicago])));
+    expect(asked).toEqual(attribute(claims, evidenceBook([zemeckis, chicago], undefined, request.question)));
     expect(asked.confidence).toBe('all_agree');
     const afterAsking = counter.lookups;
     expect(afterAsking).toBeGreaterThan(0);
@@ -39,7 +39,7 @@ describe("a step's attribution", () => {
     const stored = step.answer(draft);
     // The verdict on the answer reads a verified record to see that it holds the answer; the claims are not cited again.
     expect(counter.lookups - afterAsking).toBeLessThan(afterAsking);
-    expect(stored).toEqual(finishAnswer(draft, evidenceBook([zemeckis, chicago]), request));
+    expect(stored).toEqual(finishAnswer(draft, evidenceBook([zemeckis, chicago], undefined, request.question), request));
     expect(counter.reads).toBe(1);
   });
 
@@ -47,7 +47,7 @@ describe("a step's attribution", () => {
     const records = [zemeckis];
     let version = 0;
     let reads = 0;
-    const step = stepAttribution(request, () => (reads++, evidenceBook(records)), () => version);
+    const step = stepAttribution(request, () => (reads++, evidenceBook(records, undefined, request.question)), () => version);
     const claims: Claim[] = [{ source: 'wikidata', answer: 'Chicago', keys: [chicago.key] }];
     expect(step.attribute(claims).confidence).toBe('none');
     expect(step.attribute(claims).confidence).toBe('none');

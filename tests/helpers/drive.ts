@@ -41,7 +41,7 @@ export const driveStrategy = async <S>(
   };
   let evidence: Evidence | undefined;
   let kg: KnowledgeApi | undefined;
-  const book = () => evidenceBook(records, request.context);
+  const book = () => evidenceBook(records, request.context, request.question);
   const config = loadConfig({ ...(opts.env ?? {}) });
   const ctx = createRunContext({
     runId: 'test-run',

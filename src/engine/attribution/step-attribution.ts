@@ -40,7 +40,7 @@ export const stepAttribution = (request: RunRequest, readBook: () => EvidenceBoo
   return {
     attribute(claims) {
       const { book: b, checked } = check(claims);
-      return verdictOf(checked, b);
+      return verdictOf(checked, (key) => b.document(key));
     },
     answer,
     events: (events) => events.map((e): EventInput => (e.type === 'answer' ? { type: 'answer', data: answer(e.data) } : e)),

@@ -1,0 +1,99 @@
+import { normaliseText } from '../../text/answers';
+import type { Claim, Support } from '../types';
+import { CONTEXT_TABLE } from './context-documents';
+import type { EvidenceDocument, Segment } from './documents';
+import { findAnswer, segmentWords, type Found } from './find-answer';
+import { namedIn, type QuestionFocus } from './question-focus';
+
+/**
+ * The support grade of a verified citation: `supports` when the record states the answer about what the question
+ * asks, `mentions` when the answer only occurs in it. Decided by structure, per kind of record:
+ * - a KG row (a SPARQL result, a statement list, a label): the query that produced it names an entity the run linked
+ *   from the question, or the row holds one (question-focus.ts);
+ * - a CRAG KG result: the call's arguments name something the question names;
+ * - a table cell: the program read that cell (Claim.read), so it is the cell of the row the program matched;
+ * - text (a page, a search hit, a passage, a supplied web page): the page's title is about the question's subject,
+ *   or the quoted span names it (and, as for every citation, states the answer); a passage `extract_info` read counts
+ *   as about it.
+ * The answer is looked for in the part of the record that is about the subject first, so a page that states it
+ * there is quoted there.
+ */
+
+const QID = /(?<![A-Za-z0-9])Q\d{1,12}(?!\d)/g;
+
+/** A title names the subject: the question names the title, or the title holds a name the question states. */
+const titleAbout = (focus: QuestionFocus, title: string): boolean => {
+  if (namedIn(focus, title)) return true;
+  const t = ` ${normaliseText(title.replace(/\s*\([^)]*\)\s*$/, ''))} `;
+  return focus.names.some((n) => t.includes(` ${n} `));
+};
+
+const holdsLinkedId = (focus: QuestionFocus, text: string): boolean => {
+  if (!focus.ids.size) return false;
+  for (const m of text.matchAll(QID)) if (focus.ids.has(m[0])) return true;
+  return false;
+};
+
+/** The whole record is about the subject: its title, the ids its query named, the names its call gave. */
+const documentAbout = (focus: QuestionFocus, doc: EvidenceDocument): boolean =>
+  (!!doc.title && titleAbout(focus, doc.title)) ||
+  !!doc.queryIds?.some((id) => focus.ids.has(id)) ||
+  !!doc.queryNames?.some((n) => namedIn(focus, n));
+
+const segmentAbout = (focus: QuestionFocus, segment: Segment, words: string): boolean =>
+  focus.names.some((n) => words.includes(` ${n} `)) || holdsLinkedId(focus, segment.text) || (!!segment.title && titleAbout(focus, segment.title));
+
+const views = new WeakMap<EvidenceDocument, EvidenceDocument | null>();
+
+/** The part of a record that is about what the question asks (all of it, some segments, or none). */
+const focusView = (doc: EvidenceDocument, focus: QuestionFocus): EvidenceDocument | undefined => {
+  const cached = views.get(doc);
+  if (cached !== undefined) return cached ?? undefined;
+  let view: EvidenceDocument | null = null;
+  if (documentAbout(focus, doc)) view = doc;
+  else if (focus.names.length || focus.ids.size) {
+    const words = segmentWords(doc);
+    const segments = doc.segments.filter((s, i) => segmentAbout(focus, s, words[i]));
+    if (segments.length) view = { ...doc, segments };
+  }
+  views.set(doc, view);
+  return view ?? undefined;
+};
+
+const passageName = (key: string) => /^context passage (.+)$/s.exec(key)?.[1];
+
+/** The part of a record a claim's strategy says it read: the table cells, or the whole of a passage it read. */
+const readView = (doc: EvidenceDocument, claim: Claim): EvidenceDocument | undefined => {
+  const read = claim.read;
+  if (!read) return undefined;
+  if (doc.key === CONTEXT_TABLE) {
+    const cells = read.cells ?? [];
+    const segments = doc.segments.filter((s) => s.row !== undefined && cells.some((c) => c.row === s.row && c.text.trim() === s.text.trim()));
+    return segments.length ? { ...doc, segments } : undefined;
+  }
+  const name = passageName(doc.key);
+  return name !== undefined && read.passages?.includes(name) ? doc : undefined;
+};
+
+/** Where the answer stands in the part of the record that supports it; undefined when no such part holds it. */
+const supportingFind = (answer: string, doc: EvidenceDocument, focus: QuestionFocus, claim: Claim): Found | undefined => {
+  const read = readView(doc, claim);
+  const byRead = read && findAnswer(answer, read);
+  if (byRead) return byRead;
+  // A table is about the question only where its program read it.
+  if (doc.key === CONTEXT_TABLE) return undefined;
+  const about = focusView(doc, focus);
+  return about ? findAnswer(answer, about) : undefined;
+};
+
+export interface GradedFind extends Found {
+  support: Support;
+}
+
+/** Where `answer` occurs in `doc` and whether that supports it (quoting the supporting span when there is one). */
+export const gradedFind = (answer: string, doc: EvidenceDocument, focus: QuestionFocus, claim: Claim): GradedFind | undefined => {
+  const found = findAnswer(answer, doc);
+  if (!found) return undefined;
+  const supporting = supportingFind(answer, doc, focus, claim);
+  return supporting ? { ...supporting, support: 'supports' } : { ...found, support: 'mentions' };
+};
