@@ -79,6 +79,20 @@ describe('the support grade of a citation', () => {
     expect([...questionFocus(Q, [link]).ids]).toEqual(['Q134773']);
   });
 
+  it('follows one hop: an entity the run linked that a record about the question’s subject names', () => {
+    const Q = 'In which city was the director of Forrest Gump born?';
+    const hit = search('Forrest Gump', [['Forrest Gump', 'a 1994 film directed by Robert Zemeckis']]);
+    const link = linkedId('Robert Zemeckis', 'Q187364');
+    const birth = sparql('SELECT ?x WHERE { wd:Q187364 wdt:P19 ?x }', 'Q1297');
+    const labels = record({ source: 'evidence', kind: 'static', method: 'labels', args: [['Q1297']] }, [{ id: 'Q1297', label: 'Chicago' }]);
+    const claim: Claim = { source: 'wikidata', answer: 'Chicago', keys: [birth.key] };
+    expect(supportOf(claim, [hit, link, birth, labels], Q)).toMatchObject({ confidence: 'one_source', citations: [{ support: 'supports' }] });
+    // Without the record about Forrest Gump that names him, Robert Zemeckis is the agent's own guess.
+    expect(supportOf(claim, [link, birth, labels], Q)).toMatchObject({ confidence: 'none', citations: [{ support: 'mentions' }] });
+    const offTopic = search('Forrest Gump', [['Tom Hanks', 'starred in a film directed by Robert Zemeckis']]);
+    expect(supportOf(claim, [offTopic, link, birth, labels], Q).confidence).toBe('none');
+  });
+
   it('grades a CRAG KG result by whether its call names what the question names', () => {
     const Q = 'how many oscars has steven spielberg won?';
     const named = record({ source: 'kg', endpoint: 'movie/get_person_info', args: { person_name: 'Steven Spielberg' } }, '{"oscar_awards": 3}');

@@ -4,7 +4,7 @@ import type { AnswerData, AnswerDraft, Attribution, Citation, Claim, Confidence,
 import { contextDocument } from './context-documents';
 import { labelsOf, recordDocument, type EvidenceDocument } from './documents';
 import { questionFocus, type QuestionFocus } from './question-focus';
-import { gradedFind } from './support';
+import { bridgedFocus, gradedFind } from './support';
 import { modelVerdicts, type ModelVerdicts } from './support-verdicts';
 import { verdictOf, type CheckedClaim } from './verdict';
 
@@ -34,15 +34,16 @@ export const evidenceBook = (records: Iterable<EvidenceRecord>, context?: Record
   let focus: QuestionFocus | undefined;
   let verdicts: ModelVerdicts | undefined;
   const docs = new Map<string, EvidenceDocument | undefined>();
+  const document = (key: string) => {
+    if (!docs.has(key)) {
+      const record = byKey.get(key);
+      docs.set(key, record ? recordDocument(record, (labels ??= labelsOf(byKey.values()))) : contextDocument(context, key));
+    }
+    return docs.get(key);
+  };
   return {
-    document(key) {
-      if (!docs.has(key)) {
-        const record = byKey.get(key);
-        docs.set(key, record ? recordDocument(record, (labels ??= labelsOf(byKey.values()))) : contextDocument(context, key));
-      }
-      return docs.get(key);
-    },
-    focus: () => (focus ??= questionFocus(question, byKey.values())),
+    document,
+    focus: () => (focus ??= bridgedFocus(questionFocus(question, byKey.values()), byKey.values(), document)),
     verdicts: () => (verdicts ??= modelVerdicts(question, byKey.values())),
   };
 };

@@ -1,3 +1,4 @@
+import type { EvidenceRecord } from '../../evidence/recording';
 import { normaliseText } from '../../text/answers';
 import type { Claim, Support } from '../types';
 import { CONTEXT_TABLE } from './context-documents';
@@ -43,10 +44,12 @@ const documentAbout = (focus: QuestionFocus, doc: EvidenceDocument): boolean =>
 const segmentAbout = (focus: QuestionFocus, segment: Segment, words: string): boolean =>
   focus.names.some((n) => words.includes(` ${n} `)) || holdsLinkedId(focus, segment.text) || (!!segment.title && titleAbout(focus, segment.title));
 
-const views = new WeakMap<EvidenceDocument, EvidenceDocument | null>();
+const viewsByFocus = new WeakMap<QuestionFocus, WeakMap<EvidenceDocument, EvidenceDocument | null>>();
 
 /** The part of a record that is about what the question asks (all of it, some segments, or none). */
 const focusView = (doc: EvidenceDocument, focus: QuestionFocus): EvidenceDocument | undefined => {
+  let views = viewsByFocus.get(focus);
+  if (!views) viewsByFocus.set(focus, (views = new WeakMap()));
   const cached = views.get(doc);
   if (cached !== undefined) return cached ?? undefined;
   let view: EvidenceDocument | null = null;
@@ -58,6 +61,46 @@ const focusView = (doc: EvidenceDocument, focus: QuestionFocus): EvidenceDocumen
   }
   views.set(doc, view);
   return view ?? undefined;
+};
+
+/** Records looked at for bridges: enough for any run's evidence (a run stores a few dozen). */
+const MAX_BRIDGE_RECORDS = 400;
+
+/**
+ * The question's focus with the entities one hop away: an entity the run linked (`getWikidataID`) or a page it read,
+ * which a part of a record about the question's subject names. "In which city was the director of Forrest Gump
+ * born?": the Forrest Gump hit names Robert Zemeckis, the run linked him, and the query about him then supports
+ * "Chicago". A title no record about the subject names (the agent's own guess) stays outside.
+ */
+export const bridgedFocus = (focus: QuestionFocus, records: Iterable<EvidenceRecord>, documentOf: (key: string) => EvidenceDocument | undefined): QuestionFocus => {
+  const candidates: Array<{ name: string; id?: string }> = [];
+  const docs: EvidenceDocument[] = [];
+  let n = 0;
+  for (const r of records) {
+    if (n++ >= MAX_BRIDGE_RECORDS) break;
+    const { request } = r;
+    if (request.source !== 'evidence' || !('body' in r.response)) continue;
+    const title = String(request.args[0] ?? '');
+    if (request.method === 'wikidataId' && typeof r.response.body === 'string' && !focus.ids.has(r.response.body)) candidates.push({ name: title, id: r.response.body });
+    else if (request.method === 'page' && r.response.body && !namedIn(focus, title)) candidates.push({ name: title });
+    if (request.method === 'search' || request.method === 'page' || request.method === 'sparql') {
+      const doc = documentOf(r.key);
+      if (doc) docs.push(doc);
+    }
+  }
+  if (!candidates.length) return focus;
+  const about = docs.map((d) => focusView(d, focus)).filter((v): v is EvidenceDocument => !!v);
+  if (!about.length) return focus;
+  const bridged: QuestionFocus = { ...focus, names: [...focus.names], ids: new Set(focus.ids) };
+  for (const c of candidates) {
+    const name = normaliseText(c.name.replace(/\s*\([^)]*\)\s*$/, ''));
+    if (!name || name.length < 3) continue;
+    const named = about.some((d) => segmentWords(d).some((w) => w.includes(` ${name} `)) || (!!c.id && d.segments.some((s) => s.text.includes(c.id!))));
+    if (!named) continue;
+    if (!bridged.names.includes(name)) bridged.names.push(name);
+    if (c.id) bridged.ids.add(c.id);
+  }
+  return bridged;
 };
 
 const passageName = (key: string) => /^context passage (.+)$/s.exec(key)?.[1];

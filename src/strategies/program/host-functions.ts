@@ -18,7 +18,7 @@ const cellText = (v: Json): string =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.text === 'string' ? v.text : typeof v === 'string' ? v : JSON.stringify(v);
 
 /** The links a program's cell argument points at: its own links, or those of cells with the same text, or itself as a link. */
-const linksOf = (v: Json, input: ProgramContext): string[] => {
+export const linksOf = (v: Json, input: ProgramContext): string[] => {
   if (v !== null && typeof v === 'object' && !Array.isArray(v) && Array.isArray(v.links) && v.links.length) {
     return v.links.filter((l): l is string => typeof l === 'string');
   }

@@ -1,12 +1,13 @@
 import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import { CONTEXT_TABLE, contextPassageKey } from '../../engine/attribution/context-documents';
-import type { AnswerDraft, RunContext, StepEvent, Strategy } from '../../engine/types';
+import type { AnswerDraft, ClaimReads, RunContext, StepEvent, Strategy } from '../../engine/types';
 import { runProgram } from '../../sandbox';
 import type { Json, RunProgramResult } from '../../sandbox/types';
 import { formatAnswer, isEmptyAnswer } from './answer';
 import { extractCode } from './extract-code';
 import { programExamples } from './fewshot';
-import { hostFunctionsFor } from './host-functions';
+import { claimReads, TRACKED_ENTRY, unwrapReads, withReadTracking } from './cell-reads';
+import { hostFunctionsFor, linksOf } from './host-functions';
 import { linearise, parseProgramContext, toSandboxTable, type ProgramContext } from './input';
 import type { SandboxTable } from './sandbox-table';
 import codePaperPrompt from './prompts/code-paper.txt';
@@ -29,13 +30,14 @@ const contextOf = (ctx: RunContext): ProgramContext => {
 
 /**
  * The program's answer rests on the table and its linked passages; the engine verifies it there (a computed value
- * that no cell or passage holds stays unverified, however cleanly the program ran).
+ * that no cell or passage holds stays unverified, however cleanly the program ran), and it supports the answer in
+ * the cells the program read and the passages its `extract_info` read (./cell-reads.ts).
  */
-const tableAnswer = (value: string, input: ProgramContext | undefined): AnswerDraft => ({
+const tableAnswer = (value: string, input: ProgramContext | undefined, read?: ClaimReads): AnswerDraft => ({
   answer: value,
   answers: { table: value },
   sources: [{ title: input?.table.title || 'table', kind: 'table' }],
-  claims: [{ source: 'table', answer: value, keys: [CONTEXT_TABLE, ...Object.keys(input?.passages ?? {}).map(contextPassageKey)] }],
+  claims: [{ source: 'table', answer: value, keys: [CONTEXT_TABLE, ...Object.keys(input?.passages ?? {}).map(contextPassageKey)], ...(read ? { read } : {}) }],
 });
 
 // The paper asks for a description of the solution before the code, in the same reply.
@@ -101,13 +103,15 @@ const writeProgram = async (state: ProgramState, ctx: RunContext, input: Program
 const runAttempt = async (state: ProgramState, ctx: RunContext, input: ProgramContext) => {
   const code = state.code ?? '';
   const started = Date.now();
-  const result = await runProgram({
-    code,
-    entry: 'solve',
+  const tracked = await runProgram({
+    code: withReadTracking(code),
+    entry: TRACKED_ENTRY,
     args: [toSandboxTable(input) as unknown as Json],
     hostFunctions: hostFunctionsFor(ctx, input),
     caps: { workUnits: ctx.config.SANDBOX_WORK_UNITS },
   });
+  const { value, reads } = tracked.ok ? unwrapReads(tracked.value) : { value: null, reads: [] };
+  const result: RunProgramResult = tracked.ok ? { ...tracked, value } : tracked;
   const ms = Date.now() - started;
   const events: StepEvent[] = [
     { type: 'action', data: { tool: 'program', input: { code } } },
@@ -123,7 +127,7 @@ const runAttempt = async (state: ProgramState, ctx: RunContext, input: ProgramCo
     },
   ];
   const outcome = judge(result);
-  return finishAttempt(state, ctx, input, outcome, events);
+  return finishAttempt(state, ctx, input, { ...outcome, read: claimReads(reads, result.hostCalls, input, (cell) => linksOf(cell, input)) }, events);
 };
 
 const judge = (result: RunProgramResult): { ok: boolean; answer?: string; error?: string } => {
@@ -148,14 +152,14 @@ const finishAttempt = (
   state: ProgramState,
   ctx: RunContext,
   input: ProgramContext,
-  outcome: { ok: boolean; answer?: string; error?: string },
+  outcome: { ok: boolean; answer?: string; error?: string; read?: ClaimReads },
   events: StepEvent[],
 ) => {
   const attempts = [...state.attempts, outcome];
   if (outcome.ok && outcome.answer) {
     return {
       state: { ...state, attempts },
-      events: [...events, { type: 'answer' as const, data: tableAnswer(outcome.answer, input) }],
+      events: [...events, { type: 'answer' as const, data: tableAnswer(outcome.answer, input, outcome.read) }],
       done: true,
     };
   }
@@ -218,6 +222,6 @@ export const programStrategy: Strategy<ProgramState> = {
   },
   partial(state) {
     const answered = [...state.attempts].reverse().find((a) => a.ok && a.answer);
-    return answered?.answer ? tableAnswer(answered.answer, undefined) : null;
+    return answered?.answer ? tableAnswer(answered.answer, undefined, answered.read) : null;
   },
 };

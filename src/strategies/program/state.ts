@@ -1,5 +1,5 @@
 import { recipeOf } from '../../engine/recipe';
-import type { RunContext, StepEvent } from '../../engine/types';
+import type { ClaimReads, RunContext, StepEvent } from '../../engine/types';
 
 export type Phase = 'invalid' | 'simplify' | 'generate' | 'run' | 'refine';
 
@@ -7,6 +7,8 @@ export interface Attempt {
   ok: boolean;
   answer?: string;
   error?: string;
+  /** What the program read to reach its answer (./cell-reads.ts). */
+  read?: ClaimReads;
 }
 
 export interface ProgramState {
