@@ -6,13 +6,17 @@ import { OPEN_OWNER } from '../../src/storage/run-index';
 import { redact } from '../../src/engine/redact';
 import { createServices, type ServiceCaller } from '../../src/engine/services';
 import type { RunRequest, Usage } from '../../src/engine/types';
+import type { VerdictStore } from '../../src/engine/attribution/support-check';
 import {
+  answerFrom,
   encodeArchive,
   recordingEvidence,
   recordingKg,
   replayingEvidence,
   replayingKg,
+  requestKey,
   sha256Hex,
+  type RecordedRequest,
   type EvidenceRecord,
   type ReplaySource,
 } from '../../src/evidence/recording';
@@ -88,6 +92,12 @@ export class RunEvidence {
     const keep = (r: EvidenceRecord) => this.keep(r, config, recorded);
     let evidence: Evidence | undefined;
     let kg: KnowledgeApi | undefined;
+    const verifyRequest = (pair: string): RecordedRequest => ({ source: 'verify', pair });
+    // Support verdicts (options.supportCheck: "model") are kept beside the evidence; a replay reads them from the archive.
+    const verdicts: VerdictStore = {
+      ...(replay ? { replayed: (pair: string) => answerFrom(replay, verifyRequest(pair), onMiss).catch(() => null) } : {}),
+      record: (pair, body) => keep({ key: requestKey(verifyRequest(pair)), request: verifyRequest(pair), response: { body } }),
+    };
     return {
       ...base,
       evidence: () =>
@@ -98,6 +108,7 @@ export class RunEvidence {
           keep,
         )),
       kg: () => (kg ??= recordingKg(replay ? replayingKg(replay, onMiss) : base.kg(), keep)),
+      verdicts: () => verdicts,
     };
   }
 

@@ -4,7 +4,8 @@ import type { StepAttribution } from '../../src/engine/attribution/step-attribut
 import type { CallsInFlight } from '../../src/engine/calls-in-flight';
 import type { Delta } from '../../src/engine/live-deltas';
 import type { PromptHistory } from '../../src/engine/prompt-reuse';
-import type { RunContext, Usage } from '../../src/engine/types';
+import { checkSupport } from '../../src/engine/attribution/support-check';
+import type { RunContext, StepEvent, Usage } from '../../src/engine/types';
 import type { ReplaySource } from '../../src/evidence/recording';
 import type { LLM } from '../../src/llm/types';
 import { startStepTrace, tracedServices } from '../../src/telemetry/run-tracing';
@@ -20,6 +21,8 @@ export interface StepRun {
   usage: Usage;
   /** The step's attribution: ctx.attribute and the answer the step stores share it (claims are cited once). */
   attribution: StepAttribution;
+  /** Before the step's answers are stored: a model's verdict on their citations, when the run asks for one (its trace events). */
+  checkSupport(events: readonly StepEvent[]): Promise<StepEvent[]>;
   /** Sentences for the step's trace: waits at politeness gates, shortened prompts. */
   notes: string[];
   /** The step's spans, when tracing is on. */
@@ -61,7 +64,8 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
       ledger.live.send(delta);
     },
   };
-  const attribution = evidence.attribution(meta.request);
+  // Attributed against the question the run answers (a chat's standalone one, once its rewrite has run).
+  const attribution = evidence.attribution(requestForStep(meta.request, meta.state));
   const ctx = createRunContext({
     runId: meta.runId,
     request: requestForStep(meta.request, meta.state),
@@ -81,5 +85,7 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
     ...(trace ? { tracer: trace } : {}),
   });
   const timed = (m: RunMeta): RunMeta => (m.firstAnswerAt === undefined && firstAnswerAt !== undefined ? { ...m, firstAnswerAt } : m);
-  return { ctx, usage, attribution, notes, trace, timed };
+  const check = (events: readonly StepEvent[]) =>
+    checkSupport(events, { question: ctx.request.question, request: ctx.request, attribution, llm: ctx.llm, verdicts: services.verdicts(), note, signal });
+  return { ctx, usage, attribution, notes, trace, timed, checkSupport: check };
 };

@@ -1,5 +1,6 @@
 import type { Config } from '../../src/config';
 import { renderContextPages } from '../../src/engine/attribution/context-documents';
+import { requestForStep } from '../../src/engine/conversation';
 import { CallsInFlight, type CallInFlight } from '../../src/engine/calls-in-flight';
 import { PromptHistory } from '../../src/engine/prompt-reuse';
 import { indexRunStatus } from '../../src/storage/run-index';
@@ -101,7 +102,7 @@ export class Stepper {
   partial(meta: RunMeta): AnswerData | null {
     const setup = this.setupOf(meta);
     const draft: AnswerDraft | null = partialOf(meta, setup.ok ? setup.setup.strategy : undefined);
-    return draft && this.parts.evidence.attribution(meta.request).answer(draft);
+    return draft && this.parts.evidence.attribution(requestForStep(meta.request, meta.state)).answer(draft);
   }
 
   /** The config an ending is stored with: the run's own once resolved. */
@@ -190,10 +191,18 @@ export class Stepper {
     const stepped = await untilAborted(strategy.step(progress.state, step.ctx), signal);
     // A cancel or the watchdog may have ended the run while this step ran; its result is not wanted then.
     if (this.endedMeanwhile()) return;
-    const events = withNotes(stepped.events, step.notes);
+    let stepEvents = stepped.events;
+    const answerAt = stepEvents.findIndex((e) => e.type === 'answer');
+    if (answerAt >= 0) {
+      // Storing an answer verifies it against the supplied pages: read them as a reader sees them first, in slices;
+      // then a model judges its citations' support, when the run asks (options.supportCheck: "model").
+      await renderContextPages(meta.request.context);
+      const checked = await untilAborted(step.checkSupport(stepEvents), signal);
+      if (this.endedMeanwhile()) return;
+      stepEvents = [...stepEvents.slice(0, answerAt), ...checked, ...stepEvents.slice(answerAt)];
+    }
+    const events = withNotes(stepEvents, step.notes);
     const next: RunMeta = step.timed({ ...meta, state: stepped.state, usage: step.usage, steps: meta.steps + 1 });
-    // Storing an answer verifies it against the supplied pages: read them as a reader sees them first, in slices.
-    if (events.some((e) => e.type === 'answer')) await renderContextPages(meta.request.context);
     if (stepped.done) {
       const ending = honestEnding(events);
       return void (await ledger.finish(next, ending.status, step.attribution.events(ending.events), config));

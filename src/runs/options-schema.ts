@@ -51,6 +51,13 @@ const common = {
     .enum(CONFIDENCE_LEVELS, { message: `options.abstainBelow must be a confidence level: ${CONFIDENCE_LEVELS.join(', ')} (docs/CONFIDENCE.md)` })
     .optional()
     .meta({ description: `answer "I don't know" when the confidence is under this level (${CONFIDENCE_LEVELS.join(' < ')}); the answer step records abstainedBelow; docs/CONFIDENCE.md` }),
+  supportCheck: z
+    .enum(['structure', 'model'], { message: 'options.supportCheck must be "structure" or "model" (docs/CONFIDENCE.md)' })
+    .optional()
+    .meta({
+      description:
+        'how a verified citation is graded supports or mentions: "structure" (default, by rules) or "model" (one call with purpose verify per answer judges each answer–quote pair; recorded with the run\'s evidence and replayed from it); docs/CONFIDENCE.md',
+    }),
   testEvidence: z.literal('live').optional().meta({ description: 'test builds only (TEST_MODE): live evidence for this run; ignored otherwise' }),
   testKgUrl: z.url().max(500).optional().meta({ description: 'test builds only (TEST_MODE): the CRAG KG server of this run instead of CRAG_API_URL; ignored otherwise' }),
 };

@@ -10,6 +10,8 @@ export interface StepAttribution {
   answer(draft: AnswerDraft): AnswerData;
   /** A step's events as stored: every answer draft made an answer. */
   events(events: readonly StepEvent[]): EventInput[];
+  /** The answer–quote pairs of a draft's verified citations that no model verdict covers yet (./support-check.ts). */
+  unjudged(draft: AnswerDraft): Array<{ answer: string; quote: string }>;
 }
 
 /**
@@ -44,5 +46,14 @@ export const stepAttribution = (request: RunRequest, readBook: () => EvidenceBoo
     },
     answer,
     events: (events) => events.map((e): EventInput => (e.type === 'answer' ? { type: 'answer', data: answer(e.data) } : e)),
+    unjudged(draft) {
+      const pairs = new Map<string, { answer: string; quote: string }>();
+      for (const { claim, citations } of check(draft.claims ?? []).checked) {
+        // A computed answer's quotes hold its operands, not the answer: nothing for a model to judge.
+        if (claim.operands?.length) continue;
+        for (const c of citations) if (c.verified && c.quote && !c.supportBy) pairs.set(`${claim.answer}\u0000${c.quote}`, { answer: claim.answer, quote: c.quote });
+      }
+      return [...pairs.values()];
+    },
   };
 };
