@@ -164,7 +164,7 @@ describe('/mcp with the official MCP client', () => {
     const result = await client.callTool({ name: 'answer', arguments: { question: CHICAGO_QUESTION, variant: 'mintaka', mode: 'agent', options: { fewshot: 'zero-shot' } } });
     const structured = result.structuredContent as { runId: string; confidence: string; agreementSources: string[]; citations: Array<{ source: string; verified: boolean; quote?: string }> };
     expect(structured).toMatchObject({ answer: 'Chicago', confidence: 'one_source', agreementSources: ['wikidata'] });
-    expect(structured.citations).toContainEqual(expect.objectContaining({ source: 'wikidata', verified: true, quote: 'place: Q1297 (Chicago)' }));
+    expect(structured.citations).toContainEqual(expect.objectContaining({ source: 'wikidata', verified: true, quote: 'place: Q1297 (Chicago)', support: 'supports' }));
     const run = await (await call(`/v1/runs/${structured.runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json<any>();
     expect(structured.citations).toEqual(run.citations);
     await client.close();
