@@ -79,6 +79,23 @@ describe('the support grade of a citation', () => {
     expect([...questionFocus(Q, [link]).ids]).toEqual(['Q134773']);
   });
 
+  it('does not take a record about the answer itself for one about the question, nor a year for a name', () => {
+    // A comparison whose answer is one of the names it asks about: any record naming the answer names "the subject".
+    const OLDER = 'Who is older, Morgan Freeman or Anthony Hopkins?';
+    const seven = search(OLDER, [['Seven (1995 film)', '…Brad Pitt and Morgan Freeman play two detectives…']]);
+    expect(supportOf({ source: 'wikipedia', answer: 'Morgan Freeman', keys: [seven.key] }, [seven], OLDER).citations[0].support).toBe('mentions');
+    const freeman = pageRecord('Morgan Freeman', 'Morgan Freeman (born 1937) is an American actor.');
+    expect(supportOf({ source: 'wikipedia', answer: 'Morgan Freeman', keys: [freeman.key] }, [freeman], OLDER).citations[0].support).toBe('mentions');
+    // The page about the other one, which names the answer, is about the question.
+    const hopkins = pageRecord('Anthony Hopkins', 'Anthony Hopkins (born 1937) is younger than Morgan Freeman by a few months.');
+    expect(supportOf({ source: 'wikipedia', answer: 'Morgan Freeman', keys: [hopkins.key] }, [hopkins], OLDER).citations[0].support).toBe('supports');
+    // "in 2012" qualifies the question; a record naming 2012 is not about its subject.
+    const VOTE = 'Who won the popular vote for president in 2012?';
+    const obama = search(VOTE, [['Barack Obama', '…in 2012 he won re-election against Mitt Romney…']]);
+    expect(questionFocus(VOTE).names).toEqual([]);
+    expect(supportOf({ source: 'wikipedia', answer: 'Barack Obama', keys: [obama.key] }, [obama], VOTE).citations[0].support).toBe('mentions');
+  });
+
   it('follows one hop: an entity the run linked that a record about the question’s subject names', () => {
     const Q = 'In which city was the director of Forrest Gump born?';
     const hit = search('Forrest Gump', [['Forrest Gump', 'a 1994 film directed by Robert Zemeckis']]);

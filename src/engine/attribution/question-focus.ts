@@ -17,6 +17,8 @@ export interface QuestionFocus {
   names: string[];
   /** Wikidata ids of the entities the run linked from the question. */
   ids: Set<string>;
+  /** The normalised answer a record must say something about besides itself (see `withoutAnswer`). */
+  answer?: string;
 }
 
 const MAX_NAMES = 40;
@@ -33,6 +35,9 @@ const NOT_NAMES = new Set(
 const JOINERS = new Set('of the and de del da la le von van der for in on y du des di al el'.split(' '));
 const QUOTED = /["“”«»„]([^"“”«»„]{2,120})["“”«»„]/g;
 
+/** A run of digits alone (`2012`) qualifies the question; it names nothing. */
+const numeric = (run: string) => /^[\d\s.,/-]+$/.test(run);
+
 const clean = (token: string) => token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').replace(/['’]s$/u, '');
 const capitalised = (token: string) => /^[\p{Lu}\p{N}]/u.test(token);
 
@@ -42,7 +47,7 @@ const capitalisedRuns = (question: string): string[] => {
   let run: string[] = [];
   const end = () => {
     while (run.length && (JOINERS.has(run[run.length - 1].toLowerCase()) || NOT_NAMES.has(run[run.length - 1].toLowerCase()))) run.pop();
-    if (run.length) runs.push(run.join(' '));
+    if (run.length && !numeric(run.join(' '))) runs.push(run.join(' '));
     run = [];
   };
   for (const raw of question.split(/\s+/)) {
@@ -73,6 +78,32 @@ export const namedIn = (focus: Pick<QuestionFocus, 'words' | 'raw'>, name: strin
   const escaped = bare.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const written = focus.raw.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'giu'));
   return [...written].some((m) => capitalised(m[0]));
+};
+
+/**
+ * Whether a normalised name is the answer (normalised): the answer stands in it, or it stands in an answer hardly
+ * longer than itself ("Leonardo DiCaprio" for "DiCaprio"; not a sentence about it such as "Robert Zemeckis was born in
+ * Chicago").
+ */
+export const isTheAnswer = (name: string, answer: string): boolean => {
+  if (!name || !answer) return false;
+  if (` ${name} `.includes(` ${answer} `)) return true;
+  return ` ${answer} `.includes(` ${name} `) && answer.split(' ').length <= name.split(' ').length + 1;
+};
+
+const narrowed = new WeakMap<QuestionFocus, Map<string, QuestionFocus>>();
+
+/**
+ * The focus for judging one answer: a name the answer itself is ("Who is older, Morgan Freeman or Anthony Hopkins?"
+ * answered "Morgan Freeman") does not make a record about the question, since any record naming the answer names it.
+ */
+export const withoutAnswer = (focus: QuestionFocus, answer: string): QuestionFocus => {
+  const a = normaliseText(answer);
+  let byAnswer = narrowed.get(focus);
+  if (!byAnswer) narrowed.set(focus, (byAnswer = new Map()));
+  let out = byAnswer.get(a);
+  if (!out) byAnswer.set(a, (out = { ...focus, names: focus.names.filter((n) => !isTheAnswer(n, a)), answer: a }));
+  return out;
 };
 
 /** The question's focus, from its text and the records of the run's evidence (linked entities). */

@@ -4,7 +4,7 @@ import type { Claim, Support } from '../types';
 import { CONTEXT_TABLE } from './context-documents';
 import type { EvidenceDocument, Segment } from './documents';
 import { findAnswer, segmentWords, type Found } from './find-answer';
-import { namedIn, type QuestionFocus } from './question-focus';
+import { isTheAnswer, namedIn, withoutAnswer, type QuestionFocus } from './question-focus';
 
 /**
  * The support grade of a verified citation: `supports` when the record states the answer about what the question
@@ -24,9 +24,11 @@ const QID = /(?<![A-Za-z0-9])Q\d{1,12}(?!\d)/g;
 
 /** A title names the subject: the question names the title, or the title holds a name the question states. */
 const titleAbout = (focus: QuestionFocus, title: string): boolean => {
+  const bare = normaliseText(title.replace(/\s*\([^)]*\)\s*$/, ''));
+  // A page about the answer itself is not about the question (any page on the answer names it).
+  if (focus.answer && isTheAnswer(bare, focus.answer)) return false;
   if (namedIn(focus, title)) return true;
-  const t = ` ${normaliseText(title.replace(/\s*\([^)]*\)\s*$/, ''))} `;
-  return focus.names.some((n) => t.includes(` ${n} `));
+  return focus.names.some((n) => ` ${bare} `.includes(` ${n} `));
 };
 
 const holdsLinkedId = (focus: QuestionFocus, text: string): boolean => {
@@ -137,6 +139,6 @@ export interface GradedFind extends Found {
 export const gradedFind = (answer: string, doc: EvidenceDocument, focus: QuestionFocus, claim: Claim): GradedFind | undefined => {
   const found = findAnswer(answer, doc);
   if (!found) return undefined;
-  const supporting = supportingFind(answer, doc, focus, claim);
+  const supporting = supportingFind(answer, doc, withoutAnswer(focus, answer), claim);
   return supporting ? { ...supporting, support: 'supports' } : { ...found, support: 'mentions' };
 };
