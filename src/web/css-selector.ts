@@ -169,8 +169,32 @@ const splitSelector = (s: string): { pieces: string[]; joins: Array<' ' | '>'> }
 };
 
 /** One selector of a rule's list, or undefined when it uses what this does not read. */
+/**
+ * What a compound is filed under, read from its text: its first class, else its id, else its first attribute's name,
+ * else its tag, else `*`. Cheap, so a page's many rules are filed without being parsed; a rule is parsed the first
+ * time an element it is filed for opens (most never are).
+ */
+const partOfCompound = (text: string): Part => {
+  const bare = text.replace(/\[[^\]]*\]/g, '[]');
+  const cls = /\.(-?[a-z_][a-z0-9_-]*)/.exec(bare);
+  if (cls) return { kind: 'class', name: cls[1] };
+  const id = /#(-?[a-z_][a-z0-9_-]*)/.exec(bare);
+  if (id) return { kind: 'id', name: id[1] };
+  const attr = /\[\s*(-?[a-z_][a-z0-9_-]*)/.exec(text);
+  if (attr) return { kind: 'attr', name: attr[1] };
+  const tag = /^[a-z][a-z0-9-]*/.exec(bare);
+  return tag ? { kind: 'tag', name: tag[0] } : { kind: 'any', name: '*' };
+};
+
+/** The part a selector (as its key) is filed under: that of its last compound. */
+export const selectorPart = (key: string): Part => partOfCompound(key.split(/[ >](?![^[]*\])/).pop() ?? '');
+
 /** A selector as written, lower-case with its spaces collapsed: two rules name the same selector when their keys are equal. */
-export const selectorKey = (selector: string): string => selector.trim().toLowerCase().replace(/\s+/g, ' ').replace(/\s*>\s*/g, '>');
+export const selectorKey = (selector: string): string => {
+  const k = selector.trim().toLowerCase();
+  // Most selectors are written with single spaces and no spaced `>`: those need no rewriting.
+  return /\s[\s>]|>\s|[\t\n\r\f]/.test(k) ? k.replace(/\s*>\s*|\s+/g, (m) => (m.includes('>') ? '>' : ' ')) : k;
+};
 
 export const parseSelector = (selector: string): Selector | undefined => {
   const s = selectorKey(selector);
@@ -189,7 +213,6 @@ export const parseSelector = (selector: string): Selector | undefined => {
     classes += c.classes.length + c.attributes.length;
     tags += c.tag ? 1 : 0;
   }
-  const self = list[0];
   const partOf = (c: Compound): Part =>
     c.classes[0]
       ? { kind: 'class', name: c.classes[0] }
@@ -200,7 +223,7 @@ export const parseSelector = (selector: string): Selector | undefined => {
           : c.tag
             ? { kind: 'tag', name: c.tag }
             : { kind: 'any', name: '*' };
-  const part = partOf(self);
+  const part = partOfCompound(pieces[pieces.length - 1]);
   const needs = list.slice(1).map(partOf).filter((p) => p.kind !== 'any' && p.kind !== 'attr');
   return { key: s, compounds: list, combinators: joins.reverse(), specificity: ids * 1e6 + classes * 1e3 + tags, part, needs };
 };

@@ -1,4 +1,4 @@
-import { matches, parseSelector, selectorKey, type Ancestry, type ElementInfo, type MatchBudget, type Part, type Selector } from './css-selector';
+import { matches, parseSelector, selectorKey, selectorPart, type Ancestry, type ElementInfo, type MatchBudget, type Part, type Selector } from './css-selector';
 import { declarations, hidesText, showsElement } from './hiding-style';
 
 /**
@@ -28,10 +28,13 @@ const MENTIONS_DISPLAY =
   /display|visib|opacity|font-size\s*:\s*(?:0|\.|[1-3](?:\.\d+)?px)|font\s*:[^;]*\b0|transparent|rgba|hsla|#[0-9a-f]{4}\b|#[0-9a-f]{8}|clip|indent|-\d{3}|scale|translate|matrix|(?:width|height)\s*:\s*[01](?:px)?\b/i;
 /** Declarations worth parsing for paint. */
 const MENTIONS_PAINT = /(?:^|[\s;])(?:color|background(?:-color|-image|-clip)?|-webkit-background-clip|opacity)\s*:/i;
-const PAINT_PROPERTIES = ['color', 'background', 'background-color', 'background-image', 'background-clip', '-webkit-background-clip', 'opacity'];
 
 interface Rule {
-  selector: Selector;
+  /** The selector as written (lower-case): what a rule that shows or repaints the same selector names. */
+  key: string;
+  part: Part;
+  /** Parsed the first time an element it is filed for opens; null when it uses what is not read. */
+  selector?: Selector | null;
   order: number;
   hides: boolean;
   /** The colour, background and opacity declarations of the rule, when it has any. */
@@ -53,12 +56,18 @@ export interface HidingSheet {
 }
 
 const NOTHING: SheetStyle = { hides: false };
+/** Selectors with what is not read (sibling combinators, pseudo-classes, lists): skipped before they are filed. */
+const UNREAD = /[+~:]/;
+const parsed = (rule: Rule): Selector | null => (rule.selector === undefined ? (rule.selector = parseSelector(rule.key) ?? null) : rule.selector);
 const HIDDEN: SheetStyle = { hides: true };
 
-const paintDeclarations = (d: Map<string, string>): Map<string, string> | undefined => {
-  const out = new Map<string, string>();
-  for (const p of PAINT_PROPERTIES) if (d.has(p)) out.set(p, d.get(p)!);
-  return out.size ? out : undefined;
+const PAINT_DECLARATION = /(?:^|[;\s])(color|background(?:-color|-image|-clip)?|-webkit-background-clip|opacity)\s*:\s*([^;]*)/gi;
+
+/** The paint declarations of a rule's body, read with one pattern (most of a page's CSS is fonts and margins). */
+const paintDeclarations = (body: string): Map<string, string> | undefined => {
+  let out: Map<string, string> | undefined;
+  for (const m of body.matchAll(PAINT_DECLARATION)) (out ??= new Map()).set(m[1].toLowerCase(), m[2].replace(/!\s*important/i, '').trim().toLowerCase());
+  return out;
 };
 
 /**
@@ -79,7 +88,7 @@ const ruleIndex = () => {
   const repainted = new Set<string>();
   const counts = { hiding: 0, painting: 0, order: 0 };
   const file = (index: Filed, rule: Rule) => {
-    const { kind, name } = rule.selector.part;
+    const { kind, name } = rule.part;
     const list = index[kind].get(name) ?? [];
     if (list.length >= MAX_RULES_PER_PART) return;
     list.push(rule);
@@ -88,15 +97,15 @@ const ruleIndex = () => {
   /** The lists of rules filed under the element's parts (its classes, id, attributes, tag, and `*`), into `out`. */
   const candidates = (index: Filed, el: ElementInfo, out: Rule[][]): Rule[][] => {
     out.length = 0;
-    const add = (list: Rule[] | undefined) => list && out.push(list);
-    if (index.class.size) for (const c of el.classes) add(index.class.get(c));
-    if (el.id && index.id.size) add(index.id.get(el.id.toLowerCase()));
+    let list: Rule[] | undefined;
+    if (index.class.size) for (const c of el.classes) if ((list = index.class.get(c))) out.push(list);
+    if (el.id && index.id.size && (list = index.id.get(el.id.toLowerCase()))) out.push(list);
     if (index.attr.size) {
       let attributes = 0;
-      for (const name in el.attribs) if (attributes++ < MAX_ATTRIBUTE_PARTS) add(index.attr.get(name));
+      for (const name in el.attribs) if (attributes++ < MAX_ATTRIBUTE_PARTS && (list = index.attr.get(name))) out.push(list);
     }
-    add(index.tag.get(el.tag));
-    add(index.any.get('*'));
+    if ((list = index.tag.get(el.tag))) out.push(list);
+    if ((list = index.any.get('*'))) out.push(list);
     return out;
   };
   const lists: Rule[][] = [];
@@ -108,31 +117,30 @@ const ruleIndex = () => {
       const forDisplay = MENTIONS_DISPLAY.test(body);
       const forPaint = MENTIONS_PAINT.test(body);
       if (!forDisplay && !forPaint) return;
-      const d = declarations(body);
-      const hides = forDisplay && !nested && hidesText(d);
-      const shows = forDisplay && showsElement(d);
-      const paint = forPaint ? paintDeclarations(d) : undefined;
+      const d = forDisplay ? declarations(body) : undefined;
+      const hides = !!d && !nested && hidesText(d);
+      const shows = !!d && showsElement(d);
+      const paint = forPaint ? paintDeclarations(body) : undefined;
       if (!hides && !shows && !paint) return;
       for (const text of p.split(',')) {
-        // A rule that only shows or repaints needs the selector's name, not its parts.
-        if (!hides && (nested || !paint)) {
-          const key = selectorKey(text);
-          if (shows) shown.add(key);
-          if (paint) repainted.add(key);
-          continue;
-        }
-        const selector = parseSelector(text);
-        if (!selector) continue;
+        const key = selectorKey(text);
+        if (!key || UNREAD.test(key.includes('[') ? key.replace(/\[[^\]]*\]/g, '[]') : key)) continue;
         const order = ++counts.order;
-        if (shows) shown.add(selector.key);
-        if (hides && counts.hiding < MAX_RULES) (counts.hiding++, file(hiding, { selector, order, hides: true }));
-        if (paint && !nested && counts.painting < MAX_RULES) (counts.painting++, file(painting, { selector, order, hides: false, paint }));
+        if (shows) shown.add(key);
+        if (paint && nested) repainted.add(key);
+        if (nested) continue;
+        const part = selectorPart(key);
+        if (hides && counts.hiding < MAX_RULES) (counts.hiding++, file(hiding, { key, part, order, hides: true }));
+        if (paint && counts.painting < MAX_RULES) (counts.painting++, file(painting, { key, part, order, hides: false, paint }));
       }
     },
     style(el: ElementInfo, ancestors: Ancestry, budget: MatchBudget): SheetStyle {
       if (!isEmpty(hiding)) {
         for (const list of candidates(hiding, el, lists)) {
-          for (const rule of list) if (!shown.has(rule.selector.key) && matches(rule.selector, el, ancestors, budget)) return HIDDEN;
+          for (const rule of list) {
+            const selector = parsed(rule);
+            if (selector && !shown.has(rule.key) && matches(selector, el, ancestors, budget)) return HIDDEN;
+          }
         }
       }
       if (isEmpty(painting)) return NOTHING;
@@ -140,8 +148,9 @@ const ruleIndex = () => {
       let ranks: Map<string, number> | undefined;
       for (const list of candidates(painting, el, lists)) {
         for (const rule of list) {
-          if (repainted.has(rule.selector.key) || !matches(rule.selector, el, ancestors, budget)) continue;
-          const rank = rule.selector.specificity * MAX_ORDER + rule.order;
+          const selector = repainted.has(rule.key) ? null : parsed(rule);
+          if (!selector || !matches(selector, el, ancestors, budget)) continue;
+          const rank = selector.specificity * MAX_ORDER + rule.order;
           won ??= new Map();
           ranks ??= new Map();
           for (const [k, value] of rule.paint!) {

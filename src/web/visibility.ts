@@ -46,7 +46,9 @@ const zeroSized = (attribs: Record<string, string>): boolean =>
 const classHides = (classes: string[]): boolean =>
   classes.some((c) => HIDING_CLASSES.has(c)) && !classes.some((c) => SHOWN_ON_SOME_SCREENS.test(c));
 
-const classesOf = (attribs: Record<string, string>): string[] => (attribs.class ? attribs.class.toLowerCase().split(/\s+/).filter(Boolean).slice(0, MAX_CLASSES) : []);
+const NO_CLASSES: string[] = [];
+const classesOf = (attribs: Record<string, string>): string[] =>
+  attribs.class ? attribs.class.toLowerCase().split(/\s+/).filter(Boolean).slice(0, MAX_CLASSES) : NO_CLASSES;
 
 /**
  * Why an element (and everything in it) is not seen; undefined when it is. `byStylesheet`: a rule of the page's own
