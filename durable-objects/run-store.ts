@@ -217,6 +217,16 @@ export class RunStore {
     }
   }
 
+  /** A finished tool call kept by its key (src/engine/context.ts, ToolResultJournal), as stored JSON text. */
+  toolResult(key: string): string | undefined {
+    return this.storage.sql.exec<{ result: string }>('SELECT result FROM tool_results WHERE key = ? LIMIT 1', key).toArray()[0]?.result;
+  }
+
+  /** Keeps a finished tool call at once, before the step that made it is stored: a repeated step reads it back. */
+  keepToolResult(key: string, result: string): void {
+    this.storage.sql.exec('INSERT OR REPLACE INTO tool_results (key, result) VALUES (?, ?)', key, storable(result, 'state'));
+  }
+
   eventsAfter(after: number): RunEvent[] {
     return this.storage.sql
       .exec<{ id: number; type: string; data: string; at: number }>('SELECT id, type, data, at FROM events WHERE id > ? ORDER BY id', after)

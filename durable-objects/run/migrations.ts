@@ -41,6 +41,11 @@ export const RUN_MIGRATIONS: readonly RunMigration[] = [
     change: "an HQA agent's state keeps its recipe, scope and closed-book switch: one stored without them is a hybrid agent of our recipe",
     state: withAgentSettings,
   },
+  {
+    version: 5,
+    change: 'finished tool calls kept by key as each ends, so a step of parallel calls repeated after a crash runs none of them twice',
+    tables: ['CREATE TABLE IF NOT EXISTS tool_results (key TEXT PRIMARY KEY, result TEXT NOT NULL)'],
+  },
 ];
 
 export const RUN_SCHEMA_VERSION = RUN_MIGRATIONS[RUN_MIGRATIONS.length - 1].version;

@@ -4,11 +4,12 @@ import type { StepAttribution } from '../../src/engine/attribution/step-attribut
 import type { CallsInFlight } from '../../src/engine/calls-in-flight';
 import type { Delta } from '../../src/engine/live-deltas';
 import type { PromptHistory } from '../../src/engine/prompt-reuse';
-import type { RunContext, Usage } from '../../src/engine/types';
+import { redact } from '../../src/engine/redact';
+import type { RunContext, ToolRun, Usage } from '../../src/engine/types';
 import type { ReplaySource } from '../../src/evidence/recording';
 import type { LLM } from '../../src/llm/types';
 import { startStepTrace, tracedServices } from '../../src/telemetry/run-tracing';
-import type { RunMeta } from '../run-store';
+import type { RunMeta, RunStore } from '../run-store';
 import type { RunEvidence } from './evidence';
 import type { RunLedger } from './ledger';
 import type { RunSetup } from './setup';
@@ -35,6 +36,8 @@ export interface StepParts {
   calls: CallsInFlight;
   /** The run's last prompt per purpose, across its steps. */
   prompts: PromptHistory;
+  /** Where finished tool calls are kept by key as they end. */
+  store: Pick<RunStore, 'toolResult' | 'keepToolResult'>;
 }
 
 /** The context of a run's next step: its services recorded (or replayed), traced when tracing is on, its model watched. */
@@ -62,6 +65,14 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
     },
   };
   const attribution = evidence.attribution(meta.request);
+  const store = parts.store;
+  const toolResults = {
+    get: (key: string) => {
+      const text = store.toolResult(key);
+      return text === undefined ? undefined : (JSON.parse(text) as ToolRun);
+    },
+    put: (key: string, run: ToolRun) => store.keepToolResult(key, redact(JSON.stringify(run), config.secrets)),
+  };
   const ctx = createRunContext({
     runId: meta.runId,
     request: requestForStep(meta.request, meta.state),
@@ -70,6 +81,7 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
     services: trace ? tracedServices(services, trace) : services,
     recorded,
     prompts: parts.prompts,
+    toolResults,
     attribution,
     tools: setup.tools,
     usage,

@@ -14,8 +14,8 @@ import { liveLLM, type LiveDeltas } from './live-deltas';
 import { meteredLLM } from './metered-llm';
 import { PromptHistory, reuseMeter } from './prompt-reuse';
 import { noTracer, type Tracer } from './trace';
-import type { RunContext, RunRequest, Usage } from './types';
-import { addModelWait, addPromptTrim, addToolCall } from './usage';
+import type { RunContext, RunRequest, ToolRun, Usage } from './types';
+import { addModelWait, addPromptTrim, addProtocolChange, addToolCall } from './usage';
 import type { GateParty } from '../net/politeness/policy';
 
 export interface Services {
@@ -60,6 +60,16 @@ export interface ContextParts {
    * measures the calls made through this context only.
    */
   prompts?: PromptHistory;
+  /**
+   * Finished tool calls by key, kept in the run's storage as each one ends (RunObject keeps them in SQLite): a step
+   * repeated after a crash reads a finished call back instead of running it again. Absent: calls are not kept.
+   */
+  toolResults?: ToolResultJournal;
+}
+
+export interface ToolResultJournal {
+  get(key: string): ToolRun | undefined;
+  put(key: string, run: ToolRun): void;
 }
 
 const MAX_OBSERVATION_CHARS = 8_000;
@@ -100,7 +110,19 @@ const stepLLM = (parts: ContextParts): LLM => {
  * ctx.runTool: one tool call by name, timed and counted, in a span of its own; a failing tool is an observation the
  * agent should see and react to (error: true), not a crash of the run, unless the run's limit or abort is why.
  */
-const toolRunner = (parts: ContextParts, llm: LLM, tracer: Tracer): RunContext['runTool'] => async (name, input) => {
+const toolRunner = (parts: ContextParts, llm: LLM, tracer: Tracer): RunContext['runTool'] => async (name, input, key) => {
+  const kept = key ? parts.toolResults?.get(key) : undefined;
+  if (kept) {
+    // It ran before a crash; counted again because the usage of the step it ran in was not stored.
+    addToolCall(parts.usage, name);
+    return kept;
+  }
+  const run = await runOnce(parts, llm, tracer, name, input);
+  if (key) parts.toolResults?.put(key, run);
+  return run;
+};
+
+const runOnce = async (parts: ContextParts, llm: LLM, tracer: Tracer, name: string, input: unknown): Promise<ToolRun> => {
   const tool = parts.tools.get(name);
   const started = Date.now();
   const mark = parts.recorded?.length ?? 0;
@@ -155,6 +177,11 @@ export const createRunContext = (parts: ContextParts): RunContext => {
     kg: parts.services.kg,
     attribute: (claims) => attribution.attribute(claims),
     runTool: toolRunner(parts, llm, parts.tracer ?? noTracer),
+    noteProtocol(purpose, change) {
+      addProtocolChange(parts.usage, purpose, change);
+      if ('fallback' in change) parts.note?.(`${purpose}: back to the text protocol for the rest of the run (${change.fallback})`);
+      if ('textFallback' in change) parts.note?.(`${purpose}: reply read by the text parser (${change.textFallback})`);
+    },
   };
 };
 

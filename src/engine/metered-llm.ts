@@ -1,7 +1,7 @@
 import type { ChatRequest, LLM } from '../llm/types';
 import { noTracer, type Tracer } from './trace';
 import { LimitError, type Usage } from './types';
-import { addLLMCall } from './usage';
+import { addLLMCall, addProtocolCall } from './usage';
 
 export interface LLMLimits {
   maxLLMCalls: number;
@@ -33,6 +33,7 @@ export const meteredLLM = (inner: LLM, usage: Usage, limits: LLMLimits, runSigna
     return tracer.span(`chat ${model}`, attributes, async (span) => {
       const result = await inner.chat(signal ? { ...request, signal } : request);
       addLLMCall(usage, request.purpose, result.usage, result.model);
+      addProtocolCall(usage, request, result);
       span.set({
         'gen_ai.response.model': result.model,
         'gen_ai.usage.input_tokens': result.usage.promptTokens,

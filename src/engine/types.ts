@@ -104,8 +104,8 @@ export interface AnswerData extends AnswerFields {
 export type EventInput =
   | { type: 'run'; data: { runId: string; variant: Variant; mode: string; question: string } }
   | { type: 'thought'; data: { text: string; notes?: string[] } }
-  | { type: 'action'; data: { tool: string; input: unknown; notes?: string[] } }
-  | { type: 'observation'; data: { tool: string; output: string; ms: number; error?: boolean; detail?: unknown; notes?: string[] } }
+  | { type: 'action'; data: { tool: string; input: unknown; notes?: string[]; callId?: string } }
+  | { type: 'observation'; data: { tool: string; output: string; ms: number; error?: boolean; detail?: unknown; notes?: string[]; callId?: string } }
   | { type: 'answer'; data: AnswerData }
   | { type: 'error'; data: { code: string; message: string } }
   | { type: 'done'; data: { status: RunStatus; usage: Usage; timings: Timings } };
@@ -154,6 +154,20 @@ export interface Usage {
    * repeat the start of the previous prompt (what a provider's prefix cache can serve), and the share (src/engine/prompt-reuse.ts).
    */
   promptReuse?: Partial<Record<Purpose, PromptReuse>>;
+  /** Per purpose, how the model was spoken to when not in plain text: functions, reply schemas, repairs, fallbacks. */
+  toolProtocol?: Partial<Record<Purpose, ProtocolUsage>>;
+}
+
+/** One purpose's native calls (src/engine/tool-protocol.ts): what was sent, what came back, what went back to text. */
+export interface ProtocolUsage {
+  /** Calls sent with the tools as functions, the calls the model asked for, and replies that asked for more than one. */
+  native?: { calls: number; toolCalls: number; parallelTurns: number };
+  /** Calls sent with a reply schema, and replies read by the text parser instead (refused, or not the schema's JSON). */
+  structured?: { calls: number; textFallbacks: number };
+  /** Malformed calls answered with an observation saying how to mend them (bad JSON, unknown tool, a call written as text). */
+  repairs?: number;
+  /** Why this purpose went back to the text protocol for the rest of the run. */
+  fallback?: string;
 }
 
 export interface PromptReuse {
@@ -202,10 +216,28 @@ export interface RunContext {
    * Runs a tool by name, timing it and counting it; errors become observations (error: true), never throws.
    * `records` are the keys of the evidence records the call produced (what a claim cites).
    */
-  runTool(name: string, input: unknown): Promise<{ output: string; ms: number; error: boolean; records: string[] }>;
+  runTool(name: string, input: unknown, key?: string): Promise<ToolRun>;
+  /**
+   * Tells the run how a native call went (src/engine/tool-protocol.ts): a repair observation sent, a structured reply
+   * read by the text parser, or the purpose gone back to text for the rest of the run (also a note in the step's trace).
+   */
+  noteProtocol(purpose: Purpose, change: ProtocolChange): void;
   /** Verifies claims against this run's evidence so far, as the engine will for the answer (src/engine/attribution). */
   attribute(claims: readonly Claim[]): Attribution;
 }
+
+/**
+ * A tool call's result. With a `key` (unique within the run), a finished call is kept at once in the run's storage:
+ * a step repeated after a crash gets it back instead of running the call again (parallel calls of one step).
+ */
+export interface ToolRun {
+  output: string;
+  ms: number;
+  error: boolean;
+  records: string[];
+}
+
+export type ProtocolChange = { repair: true } | { textFallback: string } | { fallback: string };
 
 /** What the engine concludes from a strategy's claims. */
 export interface Attribution {

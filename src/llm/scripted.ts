@@ -9,7 +9,16 @@ export type ScriptedReply =
   | ((request: ChatRequest) => string | Promise<string>)
   | { error: string; status?: number; code?: LLMErrorCode }
   /** Sent in these pieces, `gapMs` apart, to a caller that asks for deltas (a streaming server). */
-  | { pieces: string[]; gapMs?: number };
+  | { pieces: string[]; gapMs?: number }
+  /** Function calls (native tool protocol), with optional text beside them; arguments as sent, JSON or not. */
+  | { toolCalls: ScriptedCall[]; text?: string };
+
+/** A scripted function call: an object for `arguments` is sent as its JSON; ids default to `call_<n>`. */
+export interface ScriptedCall {
+  name: string;
+  arguments: string | Record<string, unknown>;
+  id?: string;
+}
 
 /**
  * Replies per purpose, consumed in order. `default` serves any purpose without its own queue.
@@ -31,6 +40,9 @@ const sendPieces = async ({ pieces, gapMs = 0 }: { pieces: string[]; gapMs?: num
   }
   return pieces.join('');
 };
+
+const toolCallsOf = (calls: ScriptedCall[]) =>
+  calls.map((c, i) => ({ id: c.id ?? `call_${i + 1}`, name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) }));
 
 const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
@@ -54,21 +66,25 @@ export const scriptedLLM = (script: Script, options: { acceptsImages?: boolean }
       if (typeof reply === 'object' && 'error' in reply) throw new LLMError(reply.error, reply.status, false, reply.code);
       // Like a real provider, a call ends when its signal aborts (a slow scripted reply stands for a slow server).
       request.signal?.throwIfAborted();
+      const calls = typeof reply === 'object' && 'toolCalls' in reply ? toolCallsOf(reply.toolCalls) : undefined;
       const raw =
         typeof reply === 'function'
           ? await untilAborted(Promise.resolve(reply(request)), request.signal)
           : typeof reply === 'object'
-            ? await sendPieces(reply, request)
+            ? 'pieces' in reply
+              ? await sendPieces(reply, request)
+              : (reply.text ?? '')
             : reply;
       // Like a real server, generation ends at the first stop sequence.
       const text = cutAtStop(raw, request.stop);
-      if (typeof reply !== 'object') request.onDelta?.(text);
+      if (typeof reply !== 'object' || (calls && text)) request.onDelta?.(text);
       const prompt = request.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
       return {
         text,
-        usage: { promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(text) },
-        finishReason: 'stop',
+        usage: { promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(text + (calls ?? []).map((c) => c.arguments).join('')) },
+        finishReason: calls?.length ? 'tool_calls' : 'stop',
         model: request.model ?? 'scripted',
+        ...(calls?.length ? { toolCalls: calls } : {}),
       };
     },
   };

@@ -8,9 +8,34 @@ export type ContentPart =
   | { type: 'text'; text: string }
   | { type: 'image_url'; image_url: { url: string } };
 
+/** A function call a model asked for: `arguments` is the JSON text as the model wrote it (it may not parse). */
+export interface ToolCall {
+  /** The server's id for the call (OpenAI's `call_…`, Mistral's nine characters); made up when a server gives none. */
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A function the model may call: its name, what it does, and its input as a JSON Schema object. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** A reply shape the model is asked to keep to (OpenAI's `response_format` json_schema, Workers AI's JSON mode). */
+export interface ResponseFormat {
+  name: string;
+  schema: Record<string, unknown>;
+}
+
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string | ContentPart[];
+  /** An assistant turn's function calls (native tool protocol). */
+  toolCalls?: ToolCall[];
+  /** A `tool` message answers the call with this id. */
+  toolCallId?: string;
 }
 
 export interface ChatRequest {
@@ -27,6 +52,14 @@ export interface ChatRequest {
    */
   droppable?: string[];
   temperature?: number;
+  /** Functions the model may call instead of answering in text (the native tool protocol). */
+  tools?: ToolDefinition[];
+  /** `auto` (default when tools are sent), `none`, or `required`. */
+  toolChoice?: 'auto' | 'none' | 'required';
+  /** Whether one turn may ask for several calls; unset leaves it to the server. */
+  parallelToolCalls?: boolean;
+  /** Asks for JSON of this schema; the caller still validates the reply (src/llm/structured.ts). */
+  responseFormat?: ResponseFormat;
   /** Called with each text delta when the provider streams. */
   onDelta?: (text: string) => void;
   /** Told before a provider retries the call: the deltas of the failed attempt do not count, the retry's start anew. */
@@ -48,8 +81,12 @@ export interface TokenUsage {
 export interface ChatResult {
   text: string;
   usage: TokenUsage;
-  finishReason: 'stop' | 'length' | 'other';
+  finishReason: 'stop' | 'length' | 'tool_calls' | 'other';
   model: string;
+  /** The function calls of the reply, in the order the model wrote them (native tool protocol). */
+  toolCalls?: ToolCall[];
+  /** The model declined to answer in the requested format (OpenAI's `refusal`). */
+  refusal?: string;
 }
 
 /** One narrow seam for every model: Workers AI, any OpenAI-compatible server, or a scripted double. */

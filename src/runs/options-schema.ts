@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { CONFIDENCE_LEVELS } from '../engine/attribution/attribute';
 import { RECIPES } from '../engine/recipe';
+import { TOOL_PROTOCOLS } from '../config-protocols';
 import { SELECTION_MODES } from '../fewshot/select';
 import { bundledLibraryNames } from '../fewshot/library';
 import { HttpError } from './errors';
@@ -51,6 +52,10 @@ const common = {
     .enum(CONFIDENCE_LEVELS, { message: `options.abstainBelow must be a confidence level: ${CONFIDENCE_LEVELS.join(', ')} (docs/CONFIDENCE.md)` })
     .optional()
     .meta({ description: `answer "I don't know" when the confidence is under this level (${CONFIDENCE_LEVELS.join(' < ')}); the answer step records abstainedBelow; docs/CONFIDENCE.md` }),
+  toolProtocol: z
+    .enum(TOOL_PROTOCOLS, { message: `options.toolProtocol must be one of: ${TOOL_PROTOCOLS.join(', ')} (docs/CONFIGURATION.md, "Tool protocol")` })
+    .optional()
+    .meta({ description: 'how the model is spoken to: "text" (tools described in the prompt, replies parsed), "native" (tools as functions, JSON-schema replies for structured steps), "auto" (native where the model is known to support it); default LLM_TOOL_PROTOCOL; recipe "paper" is always text (docs/FIDELITY.md)' }),
   testEvidence: z.literal('live').optional().meta({ description: 'test builds only (TEST_MODE): live evidence for this run; ignored otherwise' }),
   testKgUrl: z.url().max(500).optional().meta({ description: 'test builds only (TEST_MODE): the CRAG KG server of this run instead of CRAG_API_URL; ignored otherwise' }),
 };

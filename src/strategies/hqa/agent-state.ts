@@ -29,6 +29,12 @@ export interface AgentState {
   parametric?: { answer?: string; error?: string };
   /** The answer the extract step produced after the iteration limit. */
   extracted?: string;
+  /**
+   * Native tool protocol (absent: text): the tools go to the model as functions. `failures` counts turns with a
+   * malformed call; at MAX_NATIVE_FAILURES, or when the server refuses functions, `tools` turns to text for the rest
+   * of the run and `fellBack` says why.
+   */
+  protocol?: { tools: 'native' | 'text'; failures: number; fellBack?: string };
 }
 
 /** One step of the loop: the state after it and what it streams. */

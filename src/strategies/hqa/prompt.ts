@@ -57,13 +57,24 @@ const cut = (text: string, max: number) =>
  * the last turn's observation is never cut, since it is what the model must react to now.
  */
 export const renderTrajectory = (turns: readonly Turn[], budget = DEFAULT_TRAJECTORY_BUDGET): string => {
+  const observations = fittedObservations(turns, budget);
+  return turns.map((t, i) => renderTurn(t, observations[i])).join('\n');
+};
+
+/**
+ * The turns' observations within `budget` characters of trajectory, old long ones shortened oldest first; the last
+ * batch of observations (the calls of the latest turn) is never cut. Both protocols show the model these.
+ */
+export const fittedObservations = (turns: readonly Turn[], budget = DEFAULT_TRAJECTORY_BUDGET): Array<string | undefined> => {
   const observations = turns.map((t) => t.observation);
   const total = () => turns.map((t, i) => renderTurn(t, observations[i]).length + 1).reduce((a, b) => a + b, 0);
-  for (let i = 0; i < turns.length - 1 && total() > budget; i++) {
+  let latest = turns.length - 1;
+  while (latest > 0 && turns[latest].joined) latest--;
+  for (let i = 0; i < latest && total() > budget; i++) {
     const o = observations[i];
     if (o && o.length > OLD_OBSERVATION_CHARS) observations[i] = cut(o, OLD_OBSERVATION_CHARS);
   }
-  return turns.map((t, i) => renderTurn(t, observations[i])).join('\n');
+  return observations;
 };
 
 /**

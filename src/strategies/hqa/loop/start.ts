@@ -1,4 +1,5 @@
 import { recipeOf } from '../../../engine/recipe';
+import { protocolFor } from '../../../engine/tool-protocol';
 import type { RunContext } from '../../../engine/types';
 import { restrictLibrary, type SelectionMode } from '../../../fewshot';
 import type { AgentState } from '../agent-state';
@@ -35,7 +36,10 @@ export const startAgentLoop = async (ctx: RunContext, setup: AgentSetup): Promis
     library,
     recipe,
   });
+  // Fixed at start, as the recipe is, so a resumed run keeps speaking the way it began.
+  const native = protocolFor(ctx, 'agent').tools === 'native';
   return {
+    ...(native ? { protocol: { tools: 'native' as const, failures: 0 } } : {}),
     phase: 'think',
     question: ctx.request.question,
     examples: selection.texts,
