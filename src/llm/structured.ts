@@ -9,6 +9,11 @@ import { LLMError, type ChatMessage, type ChatRequest, type ChatResult, type LLM
 export interface StructuredSpec<T> {
   name: string;
   schema: z.ZodType<T>;
+  /**
+   * The schema the server is sent, when `schema` transforms or defaults what it reads (the JSON Schema converter writes
+   * only plain shapes); the reply is still validated by `schema`.
+   */
+  sent?: z.ZodType;
   /** Reads the structure out of a plain-text reply (the text protocol's parser); undefined when it is not there. */
   fromText(text: string): unknown;
 }
@@ -66,7 +71,7 @@ export const askStructured = async <T>(llm: LLM, request: ChatRequest, spec: Str
   const { answer: _answer, ...plain } = request;
   let result: ChatResult;
   try {
-    result = await llm.chat({ ...plain, messages: withRule(request.messages), responseFormat: { name: spec.name, schema: jsonSchemaOf(spec.schema) } });
+    result = await llm.chat({ ...plain, messages: withRule(request.messages), responseFormat: { name: spec.name, schema: jsonSchemaOf(spec.sent ?? spec.schema) } });
   } catch (err) {
     if (!(err instanceof LLMError) || err.status !== 400) throw err;
     return asText(llm, request, spec, `the model server refused the reply schema: ${err.message.slice(0, 200)}`);
