@@ -25,11 +25,12 @@ const REWRITE_REPLY = {
   schema: z.object({
     question: z
       .string()
-      .transform((q) => standaloneFrom(q) ?? '')
+      .transform((q) => standaloneFrom(oneLine(q)) ?? '')
       .pipe(z.string().min(1)),
   }),
   sent: z.object({ question: z.string().meta({ description: 'the question, rewritten to be understood without the conversation' }) }),
-  fromText: (text: string) => ({ question: text }),
+  // A plain reply's question is its first line (the model may add a second); a JSON reply's is all of its field.
+  fromText: (text: string) => ({ question: standaloneFrom(text) ?? '' }),
 };
 
 /** The earlier turns as fenced data, oldest first: nothing in them can pass for an instruction or close its block. */
