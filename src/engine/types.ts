@@ -5,6 +5,7 @@ import type { Evidence } from '../evidence/types';
 import type { LLM, Purpose } from '../llm/types';
 import type { Tool, ToolRegistry } from '../tools/types';
 import type { VectorIndex } from '../vectors/types';
+import type { Confidence } from './confidence';
 
 export const VARIANTS = ['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -36,11 +37,8 @@ export interface Source {
   kind: 'wikipedia' | 'wikidata' | 'web' | 'table' | 'passage' | 'kg' | 'model' | string;
 }
 
-/**
- * Agreement between the sources whose answer a citation verified in this run's evidence (src/engine/attribution):
- * all agree (two or more), two agree and another differs, conflict, a single source, or no source verified.
- */
-export type Confidence = 'all_agree' | 'two_agree' | 'conflict' | 'one_source' | 'none';
+/** Agreement between the verified sources; its levels, in order, are in ./confidence.ts. */
+export type { Confidence } from './confidence';
 
 /**
  * A source's claim, declared by a strategy: this answer rests on these records of the run's evidence (keys of

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CONFIDENCE_LEVELS } from '../engine/attribution/attribute';
+import { CONFIDENCE_LEVELS } from '../engine/confidence';
 import { RECIPES } from '../engine/recipe';
 import { SELECTION_MODES } from '../fewshot/select';
 import { bundledLibraryNames } from '../fewshot/library';

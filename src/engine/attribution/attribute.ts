@@ -1,6 +1,7 @@
 import type { EvidenceRecord } from '../../evidence/recording';
 import { isNonAnswer, sameAnswer } from '../../text/answers';
 import type { AnswerData, AnswerDraft, Attribution, Citation, Claim, Confidence, RunRequest, Source } from '../types';
+import { CONFIDENCE_LEVELS, confidenceRank } from '../confidence';
 import { contextDocument } from './context-documents';
 import { labelsOf, recordDocument, type EvidenceDocument } from './documents';
 import { findAnswer } from './find-answer';
@@ -160,18 +161,11 @@ export const I_DONT_KNOW = "I don't know";
 /** Whether an abstaining run says "I don't know": no verified source, or verified sources that all disagree. */
 export const shouldAbstain = (confidence: Confidence): boolean => confidence === 'none' || confidence === 'conflict';
 
-/**
- * The confidence levels from least to most backed: `options.abstainBelow: <level>` answers "I don't know" under it.
- * A conflict (verified sources that disagree) ranks under one verified source, so `abstainBelow: "one_source"` is
- * `abstain: true`.
- */
-export const CONFIDENCE_LEVELS = ['none', 'conflict', 'one_source', 'two_agree', 'all_agree'] as const satisfies readonly Confidence[];
-
 /** The threshold `options.abstainBelow` sets, when the confidence falls under it. */
 const thresholdMissed = (confidence: Confidence, options: Record<string, unknown> | undefined): Confidence | undefined => {
   const below = options?.abstainBelow;
   const at = CONFIDENCE_LEVELS.indexOf(below as Confidence);
-  return at >= 0 && CONFIDENCE_LEVELS.indexOf(confidence) < at ? (below as Confidence) : undefined;
+  return at >= 0 && confidenceRank(confidence) < at ? (below as Confidence) : undefined;
 };
 
 /**
