@@ -1,7 +1,8 @@
 import type { Config } from '../../src/config';
 import { archiveInfo, archiveReplaySource, type ArchiveBindings } from '../../src/storage/archives';
 import { evidenceBook, type EvidenceBook } from '../../src/engine/attribution/attribute';
-import { stepAttribution, type StepAttribution } from '../../src/engine/attribution/step-attribution';
+import { stepAttribution, type AnswerOptions, type StepAttribution } from '../../src/engine/attribution/step-attribution';
+import type { RunOptions } from '../../src/engine/options';
 import { OPEN_OWNER } from '../../src/storage/run-index';
 import { redact } from '../../src/engine/redact';
 import { createServices, type ServiceCaller } from '../../src/engine/services';
@@ -23,24 +24,8 @@ import { addPrefetch } from '../../src/engine/usage';
 import type { RunMeta, RunStore } from '../run-store';
 
 /** The archive a run replays: `options.evidence.replay`, else the deploy-wide EVIDENCE_REPLAY. */
-export const replayArchiveOf = (request: RunRequest, config: Config): string | undefined => {
-  const fromOptions = (request.options?.evidence as { replay?: unknown } | undefined)?.replay;
-  return typeof fromOptions === 'string' ? fromOptions : config.EVIDENCE_REPLAY || undefined;
-};
-
-/**
- * Test builds only: a run may ask for live evidence (`testEvidence: "live"`), so a workerd test can record against a
- * stubbed Wikimedia, and name the KG server (`testKgUrl`), so one can record against the KG stand-in.
- */
-export const withTestOverrides = (config: Config, request: RunRequest): Config => {
-  if (!config.TEST_MODE) return config;
-  const kgUrl = request.options?.testKgUrl;
-  return {
-    ...config,
-    ...(request.options?.testEvidence === 'live' ? { EVIDENCE: 'live' as const } : {}),
-    ...(typeof kgUrl === 'string' ? { CRAG_API_URL: kgUrl } : {}),
-  };
-};
+export const replayArchiveOf = (options: Pick<RunOptions, 'evidence'> | undefined, config: Config): string | undefined =>
+  options?.evidence?.replay ?? (config.EVIDENCE_REPLAY || undefined);
 
 /**
  * Everything the run received from outside (evidence and CRAG KG calls): recorded into the run's store, served from an
@@ -69,9 +54,9 @@ export class RunEvidence {
     return evidenceBook(this.store.records(), request.context);
   }
 
-  /** Attribution against this run's evidence, for a step or for an ending's answer (src/engine/attribution). */
-  attribution(request: RunRequest): StepAttribution {
-    return stepAttribution(request, () => this.book(request), () => this.stored);
+  /** Attribution against this run's evidence, for a step or for an ending's answer, as the run's options ask (src/engine/attribution). */
+  attribution(request: RunRequest, options: AnswerOptions): StepAttribution {
+    return stepAttribution(options, () => this.book(request), () => this.stored);
   }
 
   /**

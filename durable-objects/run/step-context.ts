@@ -61,10 +61,11 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
       ledger.live.send(delta);
     },
   };
-  const attribution = evidence.attribution(meta.request);
+  const attribution = evidence.attribution(meta.request, setup.options);
   const ctx = createRunContext({
     runId: meta.runId,
     request: requestForStep(meta.request, meta.state),
+    options: setup.options,
     config,
     llm: parts.calls.watch(llm),
     services: trace ? tracedServices(services, trace) : services,

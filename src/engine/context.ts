@@ -14,7 +14,8 @@ import { liveLLM, type LiveDeltas } from './live-deltas';
 import { meteredLLM } from './metered-llm';
 import { PromptHistory, reuseMeter } from './prompt-reuse';
 import { noTracer, type Tracer } from './trace';
-import type { RunContext, RunRequest, Usage } from './types';
+import type { RunOptions } from './options';
+import type { RunContext, StepRequest, Usage } from './types';
 import { addModelWait, addPromptTrim, addToolCall } from './usage';
 import type { GateParty } from '../net/politeness/policy';
 
@@ -26,9 +27,11 @@ export interface Services {
   kg(): KnowledgeApi;
 }
 
-export interface ContextParts {
+export interface ContextParts<O extends RunOptions = RunOptions> {
   runId: string;
-  request: RunRequest;
+  request: StepRequest;
+  /** The run's options, parsed once (src/engine/options.ts). */
+  options: O;
   config: Config;
   llm: LLM;
   services: Services;
@@ -137,14 +140,15 @@ const toolRunner = (parts: ContextParts, llm: LLM, tracer: Tracer): RunContext['
 };
 
 /** Builds the context a strategy step sees. Shared by the Durable Object and by tests that drive a strategy directly. */
-export const createRunContext = (parts: ContextParts): RunContext => {
+export const createRunContext = <O extends RunOptions>(parts: ContextParts<O>): RunContext<O> => {
   const llm = stepLLM(parts);
   // Without the engine's own, the claims are cited against the book as it is when asked (new records re-cite them).
   const attribution =
-    parts.attribution ?? stepAttribution(parts.request, () => parts.book?.() ?? evidenceBook([], parts.request.context), () => parts.recorded?.length ?? 0);
+    parts.attribution ?? stepAttribution(parts.options, () => parts.book?.() ?? evidenceBook([], parts.request.context), () => parts.recorded?.length ?? 0);
   return {
     runId: parts.runId,
     request: parts.request,
+    options: parts.options,
     config: parts.config,
     llm,
     evidence: parts.services.evidence,

@@ -6,6 +6,7 @@ import type { LLM, Purpose } from '../llm/types';
 import type { Tool, ToolRegistry } from '../tools/types';
 import type { VectorIndex } from '../vectors/types';
 import type { Confidence } from './confidence';
+import type { ModeOptions, RunOptions } from './options';
 
 export const VARIANTS = ['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -23,13 +24,22 @@ export interface RunRequest {
   variant: Variant;
   mode: string;
   context?: Record<string, unknown>;
+  /** The options as the caller sent them (checked against the mode's schema); a fork merges its own over these. */
   options?: Record<string, unknown>;
+  /**
+   * The options the run runs with: parsed once by the run service (src/runs/resolve-options.ts), every default filled
+   * in. A run stored by older code has none; its object parses `options` when it loads it (durable-objects/run/setup.ts).
+   */
+  resolvedOptions?: RunOptions;
   /**
    * A chat's turns before its question, oldest first. With them, the run's first step makes the question
    * self-contained (src/engine/conversation) and every later step answers that standalone question.
    */
   conversation?: ConversationTurn[];
 }
+
+/** The request as a step sees it: its options only as the run parsed them (`RunContext.options`). */
+export type StepRequest = Omit<RunRequest, 'options' | 'resolvedOptions'>;
 
 export interface Source {
   title: string;
@@ -179,9 +189,12 @@ export interface Timings {
 }
 
 /** Everything a strategy may use. Built per step by the run engine; services are created on first use. */
-export interface RunContext {
+export interface RunContext<O extends RunOptions = RunOptions> {
   readonly runId: string;
-  readonly request: RunRequest;
+  /** The question, variant, mode and context; the options are `options`, parsed. */
+  readonly request: StepRequest;
+  /** The run's options: its mode's schema parsed once, every default filled in (src/engine/options.ts). */
+  readonly options: O;
   readonly config: Config;
   /** Metered: every call is counted against the run's limits and usage. */
   readonly llm: LLM;
@@ -224,9 +237,11 @@ export interface StepOutcome<S> {
  * so a step must be the unit that may be repeated after a crash: do one model call or one tool call per step.
  * State must be JSON-serialisable.
  */
-export interface Strategy<S = unknown> {
+export interface Strategy<S = unknown, O extends RunOptions = RunOptions> {
   readonly mode: string;
   readonly description: string;
+  /** The options this mode takes (src/engine/options.ts `defineOptions`): parsed once, read as `ctx.options`. */
+  readonly options: ModeOptions<O>;
   /** Tools this strategy adds beside the shared ones; the registry offers them while the strategy is registered. */
   readonly tools?: readonly Tool[];
   /**
@@ -234,8 +249,8 @@ export interface Strategy<S = unknown> {
    * when it can. Modes that read no context leave it out.
    */
   checkContext?(context: Record<string, unknown> | undefined): string | undefined;
-  start(ctx: RunContext): Promise<S> | S;
-  step(state: S, ctx: RunContext): Promise<StepOutcome<S>>;
+  start(ctx: RunContext<O>): Promise<S> | S;
+  step(state: S, ctx: RunContext<O>): Promise<StepOutcome<S>>;
   /** The best answer from what was gathered, used when a run limit ends the run early. */
   partial?(state: S): AnswerDraft | null;
 }

@@ -1,5 +1,6 @@
 import { env, exports } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { installTestVars } from '../../src/config-test-vars';
 import { installScript } from '../../src/llm/scripted';
 import { KG_ENDPOINTS } from '../../src/evidence/crag/endpoints';
 import { createLiveKg } from '../../src/evidence/live/crag-kg';
@@ -167,8 +168,11 @@ describe('a rag run that calls the KG API', () => {
       kg: ['{"person": ["Robert Zemeckis"]}'],
       reasoning: ['<answer>May 14, 1952</answer>'],
     });
+  // The run's KG server is the stand-in (a test build's vars over the Worker's own).
+  beforeEach(() => installTestVars({ CRAG_API_URL: kg.url }));
+  afterEach(() => installTestVars());
   const ask = (options: Record<string, unknown>) =>
-    post('/v1/answer', { question: 'When was the director Robert Zemeckis born?', variant: 'crag', mode: 'rag', context: { pages: [page] }, options: { kgMode: 'rules', testKgUrl: kg.url, ...options } });
+    post('/v1/answer', { question: 'When was the director Robert Zemeckis born?', variant: 'crag', mode: 'rag', context: { pages: [page] }, options: { kgMode: 'rules', ...options } });
 
   it("goes through the run's gate, lands in its evidence archive, and a replay of that archive sends nothing", async () => {
     const before = (await kg.requests('Robert Zemeckis')).length;

@@ -1,6 +1,6 @@
 import { MODEL_KNOWLEDGE, modelKnowledgeSource } from '../../engine/attribution/attribute';
 import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
-import { recipeOf } from '../../engine/recipe';
+import { defineOptions } from '../../engine/options';
 import type { Strategy } from '../../engine/types';
 import paperPrompt from './prompts/parametric-paper.txt';
 import prompt from './prompts/parametric.txt';
@@ -13,6 +13,7 @@ interface ParametricState {
 export const parametricStrategy: Strategy<ParametricState> = {
   mode: 'parametric',
   description: 'The model answers from its own knowledge in one call (closed-book baseline).',
+  options: defineOptions({}),
   start: () => ({ answered: false }),
   async step(state, ctx) {
     const result = await ctx.llm.chat({
@@ -20,7 +21,7 @@ export const parametricStrategy: Strategy<ParametricState> = {
       answer: true,
       // The paper's closed-book prompt asks for the answer and nothing else; ours lets the model say it does not know.
       messages:
-        recipeOf(ctx.request.options) === 'paper'
+        ctx.options.recipe === 'paper'
           ? [{ role: 'user', content: `${paperPrompt.trim()}\nQuestion: ${oneLine(ctx.request.question)}\nAnswer:` }]
           : [
               { role: 'system', content: `${prompt.trim()}\n\n${DATA_FENCE_RULE}` },

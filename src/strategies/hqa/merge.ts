@@ -149,6 +149,3 @@ export const mergeFinalAnswer = async (
   if (style === 'long' && confidence === 'conflict') answer = `${answer}\n\n${disagreementNote(answers)}`;
   return { answer, answers, sources, claims };
 };
-
-export const readStyle = (options: Record<string, unknown> | undefined): AnswerStyle =>
-  options?.answerStyle === 'long' ? 'long' : 'short';

@@ -4,8 +4,8 @@ import type { ContentPart } from '../../llm/types';
 import type { HostFunction, Json } from '../../sandbox/types';
 import { CHECK_OPS, compareInCode, type CheckOp } from './compare';
 import type { ProgramContext } from './input';
+import type { ProgramOptions } from './options';
 import type { Recipe } from '../../engine/recipe';
-import { recipeOf } from '../../engine/recipe';
 import checkPaperPrompt from './prompts/check-paper.txt';
 import checkPrompt from './prompts/check.txt';
 import extractPaperPrompt from './prompts/extract-info-paper.txt';
@@ -109,7 +109,7 @@ export const checkValues = (ctx: Pick<RunContext, 'llm'>, recipe: Recipe = 'ours
   return /^\W*(true|yes)\b/i.test(reply.text.trim());
 };
 
-export const hostFunctionsFor = (ctx: RunContext, input: ProgramContext): Record<string, HostFunction> => ({
-  extract_info: extractInfo(ctx, input, recipeOf(ctx.request.options)),
-  check: checkValues(ctx, recipeOf(ctx.request.options)),
+export const hostFunctionsFor = (ctx: RunContext<ProgramOptions>, input: ProgramContext): Record<string, HostFunction> => ({
+  extract_info: extractInfo(ctx, input, ctx.options.recipe),
+  check: checkValues(ctx, ctx.options.recipe),
 });

@@ -14,7 +14,8 @@ import codePrompt from './prompts/code.txt';
 import refinePaperPrompt from './prompts/refine-paper.txt';
 import refinePrompt from './prompts/refine.txt';
 import { simplify } from './simplify';
-import { options, thought, type ProgramState } from './state';
+import { programOptions, type ProgramOptions } from './options';
+import { thought, type ProgramState } from './state';
 
 export type { ProgramState } from './state';
 
@@ -61,9 +62,9 @@ const codeMessages = (table: SandboxTable, input: ProgramContext, question: stri
 };
 
 /** Step (b) and (d): one model call that yields a `solve` program. */
-const writeProgram = async (state: ProgramState, ctx: RunContext, input: ProgramContext, refine: boolean) => {
+const writeProgram = async (state: ProgramState, ctx: RunContext<ProgramOptions>, input: ProgramContext, refine: boolean) => {
   const table = toSandboxTable(input);
-  const { recipe, examples } = options(ctx);
+  const { recipe, fewshot: examples } = ctx.options;
   const messages = !refine
     ? codeMessages(table, input, state.question, examples, recipe, ctx.request.variant)
     : recipe === 'paper'
@@ -98,7 +99,7 @@ const writeProgram = async (state: ProgramState, ctx: RunContext, input: Program
 };
 
 /** Step (c): one sandbox attempt, streamed as action + observation. */
-const runAttempt = async (state: ProgramState, ctx: RunContext, input: ProgramContext) => {
+const runAttempt = async (state: ProgramState, ctx: RunContext<ProgramOptions>, input: ProgramContext) => {
   const code = state.code ?? '';
   const started = Date.now();
   const result = await runProgram({
@@ -146,7 +147,7 @@ const judge = (result: RunProgramResult): { ok: boolean; answer?: string; error?
 /** After an attempt: answer, refine, or give up with what there is. */
 const finishAttempt = (
   state: ProgramState,
-  ctx: RunContext,
+  ctx: RunContext<ProgramOptions>,
   input: ProgramContext,
   outcome: { ok: boolean; answer?: string; error?: string },
   events: StepEvent[],
@@ -160,7 +161,7 @@ const finishAttempt = (
     };
   }
   const failure = (outcome.error ?? 'no answer').slice(0, MAX_FAILURE_CHARS);
-  if (state.rounds < options(ctx).refineRounds) {
+  if (state.rounds < ctx.options.refineRounds) {
     return {
       state: { ...state, attempts, failure, phase: 'refine' as const },
       events: [...events, thought(`The attempt gave no usable answer (${failure.split('\n')[0]}); asking for a corrected program.`)],
@@ -187,8 +188,9 @@ const finishAttempt = (
  * and repair it from its error up to `options.refineRounds` times (2; 1 under `options.recipe: "paper"`). One model call or one sandbox
  * attempt per step.
  */
-export const programStrategy: Strategy<ProgramState> = {
+export const programStrategy: Strategy<ProgramState, ProgramOptions> = {
   mode: 'program',
+  options: programOptions,
   description: 'Writes a JavaScript program over the given table (extract_info/check helpers), runs it in a sandbox, refines it on failure.',
   checkContext(context) {
     const parsed = parseProgramContext(context);
@@ -198,7 +200,7 @@ export const programStrategy: Strategy<ProgramState> = {
     const parsed = parseProgramContext(ctx.request.context);
     const base = { question: ctx.request.question, rounds: 0, attempts: [] };
     if (!parsed.ok) return { ...base, phase: 'invalid', invalid: parsed.message };
-    return { ...base, phase: options(ctx).simplify ? 'simplify' : 'generate' };
+    return { ...base, phase: ctx.options.simplify ? 'simplify' : 'generate' };
   },
   async step(state, ctx) {
     if (state.phase === 'invalid') {

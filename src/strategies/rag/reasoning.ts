@@ -6,7 +6,8 @@ import prompt from './prompts/reasoning.txt';
 import summarizePrompt from './prompts/summarize.txt';
 import { reasoningInput } from './references';
 import { readContext } from './retrieve';
-import type { RagOptions, RagState } from './state';
+import type { RagOptions } from './options';
+import type { RagState } from './state';
 
 const MAX_DRAFT = 4000;
 
