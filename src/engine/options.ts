@@ -70,6 +70,9 @@ export interface ModeOptions<O = RunOptions> {
   readonly resolve: (parsed: never, variant: string) => O;
 }
 
+/** The typed options a mode's runs read (`ctx.options`). */
+export type OptionsOf<M> = M extends ModeOptions<infer O> ? O : never;
+
 /**
  * Declares a mode's options: the common ones plus `shape`, and `resolve` for the defaults that depend on the recipe or
  * the variant (without it, the parsed options are the run's).

@@ -1,9 +1,7 @@
 import { MODEL_KNOWLEDGE, modelKnowledgeSource } from '../../engine/attribution/attribute';
-import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import { defineOptions } from '../../engine/options';
 import type { Strategy } from '../../engine/types';
-import paperPrompt from './prompts/parametric-paper.txt';
-import prompt from './prompts/parametric.txt';
+import { PARAMETRIC_RECIPES } from './recipes';
 
 interface ParametricState {
   answered: boolean;
@@ -19,14 +17,7 @@ export const parametricStrategy: Strategy<ParametricState> = {
     const result = await ctx.llm.chat({
       purpose: 'parametric',
       answer: true,
-      // The paper's closed-book prompt asks for the answer and nothing else; ours lets the model say it does not know.
-      messages:
-        ctx.options.recipe === 'paper'
-          ? [{ role: 'user', content: `${paperPrompt.trim()}\nQuestion: ${oneLine(ctx.request.question)}\nAnswer:` }]
-          : [
-              { role: 'system', content: `${prompt.trim()}\n\n${DATA_FENCE_RULE}` },
-              { role: 'user', content: fence('QUESTION', ctx.request.question) },
-            ],
+      messages: PARAMETRIC_RECIPES[ctx.options.recipe].closedBook(ctx.request.question),
       maxTokens: 256,
       temperature: 0,
     });

@@ -1,6 +1,7 @@
 import type { Recipe } from '../../engine/recipe';
 import type { RunContext } from '../../engine/types';
 import type { AgentOptions } from './options';
+import { AGENT_RECIPES } from './recipes';
 import {
   bundledLibraryNames,
   loadLibrary,
@@ -56,7 +57,8 @@ export const chooseExamples = async (
     ids: picked.map((p) => p.id),
     texts: picked.map(renderProcess),
   });
-  const base = { question: input.question, library: input.library, k: input.k, mode: input.mode, seed: input.seed, recipe: input.recipe };
+  const how = AGENT_RECIPES[input.recipe ?? 'ours'].selection;
+  const base = { question: input.question, library: input.library, k: input.k, mode: input.mode, seed: input.seed, ...how };
   if (input.mode === 'zero-shot' || input.k === 0 || input.library.length === 0) return done(input.mode, []);
   // No embedding is needed, so no service is created.
   if (input.mode === 'random') return done(input.mode, await selectExamples({ ...base, embedder: noEmbedder }));

@@ -53,11 +53,11 @@ export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {})
   options: agentOptions(!opts.library),
 
   async start(ctx) {
-    // The paper's late-fusion agents draw their three examples at random (static prompts); ours keep options.fewshot.
-    const paper = ctx.options.recipe === 'paper';
-    const selection = paper ? 'random' : undefined;
+    // The paper's late-fusion agents run in turn and draw their three examples at random (static prompts); ours run
+    // side by side and keep options.fewshot (recipes.ts).
+    const { inTurn, selection } = AGENT_RECIPES[ctx.options.recipe].lateFusion;
     const text = await startAgentLoop(ctx, { scope: 'text', withParametric: true, selection, library: opts.library });
-    if (paper) return { stage: 'text', text };
+    if (inTurn) return { stage: 'text', text };
     const graph = await startAgentLoop(ctx, { scope: 'graph', withParametric: false, selection, library: opts.library });
     return { stage: 'both', text, graph };
   },
@@ -84,7 +84,7 @@ export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {})
     }
     if (state.stage === 'graph') {
       if (!state.graph) {
-        const selection = state.text.recipe === 'paper' ? 'random' : undefined;
+        const { selection } = AGENT_RECIPES[state.text.recipe].lateFusion;
         const graph = await startAgentLoop(ctx, { scope: 'graph', withParametric: false, selection, library: opts.library });
         return { state: { ...state, graph }, events: [announce('graph')] };
       }

@@ -8,6 +8,7 @@ import finalLong from './prompts/final-long.txt';
 import finalPaper from './prompts/final-paper.txt';
 import finalShort from './prompts/final-short.txt';
 import type { Recipe } from '../../engine/recipe';
+import { AGENT_RECIPES } from './recipes';
 import { agentAnswer, declaredAnswers, sourcesOf, wikidataAnswer, wikipediaAnswer, type Turn } from './trace';
 
 export type AnswerStyle = 'short' | 'long';
@@ -124,7 +125,7 @@ export const mergeFinalAnswer = async (
     claims: Claim[];
     style: AnswerStyle;
     abstain: boolean;
-    /** `paper`: the published merge prompt (short answers); long answers keep ours, the paper has no such step. */
+    /** The agent's recipe (a baseline has none): the published merge prompt for short answers where it says so; long answers keep ours, the paper has no such step. */
     recipe?: Recipe;
     /** The agent's "Assistant Response", which the paper's merge reads as context. */
     context?: string;
@@ -139,7 +140,7 @@ export const mergeFinalAnswer = async (
     purpose: 'final',
     answer: true,
     messages:
-      input.recipe === 'paper' && style === 'short'
+      input.recipe && AGENT_RECIPES[input.recipe].mergeReadsResponse && style === 'short'
         ? paperMergeMessages({ question: input.question, answers, context: input.context })
         : mergeMessages({ question: input.question, answers, confidence, turns, style }),
     maxTokens: style === 'long' ? 400 : 120,

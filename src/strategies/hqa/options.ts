@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineOptions, intOption } from '../../engine/options';
+import { defineOptions, intOption, type OptionsOf } from '../../engine/options';
 import { bundledLibraryNames, SELECTION_MODES } from '../../fewshot';
 import { AGENT_RECIPES } from './recipes';
 
@@ -39,12 +39,12 @@ const agentShape = (bundledOnly: boolean) => ({
 export const agentOptions = (bundledOnly = true) =>
   defineOptions(agentShape(bundledOnly), (o) => ({ ...o, maxIterations: o.maxIterations ?? AGENT_RECIPES[o.recipe].maxIterations }));
 
-export type AgentOptions = ReturnType<ReturnType<typeof agentOptions>['resolve']>;
+export type AgentOptions = OptionsOf<ReturnType<typeof agentOptions>>;
 
 /** The fixed pipelines that end in the agent's merge (static-pipeline, late-fusion-pipeline). */
 export const pipelineOptions = defineOptions(MERGE);
 
-export type PipelineOptions = ReturnType<(typeof pipelineOptions)['resolve']>;
+export type PipelineOptions = OptionsOf<typeof pipelineOptions>;
 
 /** The two pipelines whose answer is one of theirs drawn at random. */
 export const lateFusionRandomOptions = defineOptions({ seed });

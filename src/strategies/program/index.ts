@@ -15,6 +15,7 @@ import refinePaperPrompt from './prompts/refine-paper.txt';
 import refinePrompt from './prompts/refine.txt';
 import { simplify } from './simplify';
 import { programOptions, type ProgramOptions } from './options';
+import { PROGRAM_RECIPES, type ProgramRecipe } from './recipes';
 import { thought, type ProgramState } from './state';
 
 export type { ProgramState } from './state';
@@ -43,11 +44,11 @@ const tableAnswer = (value: string, input: ProgramContext | undefined): AnswerDr
 const DESCRIBE_FIRST =
   'First describe your solution in a few sentences to make your plan clear, then write `function solve(table)` in one ```javascript code block.';
 
-const codeMessages = (table: SandboxTable, input: ProgramContext, question: string, examples: number, recipe: 'paper' | 'ours', variant: string) => {
+const codeMessages = (table: SandboxTable, input: ProgramContext, question: string, examples: number, recipe: ProgramRecipe, variant: string) => {
   const shots = programExamples(examples, variant);
   const listing = linearise(table, input.passages, input.images ?? {});
   return [
-    { role: 'system' as const, content: `${(recipe === 'paper' ? codePaperPrompt : codePrompt).trim()}\n\n${DATA_FENCE_RULE}` },
+    { role: 'system' as const, content: `${(recipe.publishedCodePrompt ? codePaperPrompt : codePrompt).trim()}\n\n${DATA_FENCE_RULE}` },
     {
       role: 'user' as const,
       content: [
@@ -55,7 +56,7 @@ const codeMessages = (table: SandboxTable, input: ProgramContext, question: stri
         // The table and its passages come from the caller: fenced as data. The question keeps the examples' one-line
         // form, which nothing in it can break out of.
         `Now the real task.\n${fence('TABLE', listing)}\nQuestion: ${oneLine(question)}`,
-        recipe === 'paper' ? `\n${DESCRIBE_FIRST}` : '',
+        recipe.publishedCodePrompt ? `\n${DESCRIBE_FIRST}` : '',
       ].join('\n'),
     },
   ];
@@ -64,10 +65,11 @@ const codeMessages = (table: SandboxTable, input: ProgramContext, question: stri
 /** Step (b) and (d): one model call that yields a `solve` program. */
 const writeProgram = async (state: ProgramState, ctx: RunContext<ProgramOptions>, input: ProgramContext, refine: boolean) => {
   const table = toSandboxTable(input);
-  const { recipe, fewshot: examples } = ctx.options;
+  const examples = ctx.options.fewshot;
+  const recipe = PROGRAM_RECIPES[ctx.options.recipe];
   const messages = !refine
     ? codeMessages(table, input, state.question, examples, recipe, ctx.request.variant)
-    : recipe === 'paper'
+    : recipe.refineInConversation
       ? // The paper continues the conversation: its code prompt, the program it wrote, then what went wrong.
         [
           ...codeMessages(table, input, state.question, examples, recipe, ctx.request.variant),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineOptions, intOption } from '../../engine/options';
+import { defineOptions, intOption, type OptionsOf } from '../../engine/options';
 import { PROGRAM_RECIPES } from './recipes';
 
 /** Program mode's options; the rounds and the worked examples default to the recipe's (./recipes.ts). */
@@ -12,4 +12,4 @@ export const programOptions = defineOptions(
   (o) => ({ ...o, refineRounds: o.refineRounds ?? PROGRAM_RECIPES[o.recipe].refineRounds, fewshot: o.fewshot ?? PROGRAM_RECIPES[o.recipe].examples }),
 );
 
-export type ProgramOptions = ReturnType<(typeof programOptions)['resolve']>;
+export type ProgramOptions = OptionsOf<typeof programOptions>;

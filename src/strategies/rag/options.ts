@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineOptions, intOption } from '../../engine/options';
+import { defineOptions, intOption, type OptionsOf } from '../../engine/options';
 import { RAG_RECIPES } from './recipes';
 
 /**
@@ -32,4 +32,4 @@ export const ragOptions = defineOptions(
  * together. `kgMode`: `rules`, the model extracts entities and rules pick the endpoints (the paper's final system);
  * `calls`, the model writes the calls.
  */
-export type RagOptions = ReturnType<(typeof ragOptions)['resolve']>;
+export type RagOptions = OptionsOf<typeof ragOptions>;

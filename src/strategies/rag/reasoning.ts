@@ -7,6 +7,7 @@ import summarizePrompt from './prompts/summarize.txt';
 import { reasoningInput } from './references';
 import { readContext } from './retrieve';
 import type { RagOptions } from './options';
+import { RAG_RECIPES } from './recipes';
 import type { RagState } from './state';
 
 const MAX_DRAFT = 4000;
@@ -32,7 +33,7 @@ export const reasoningStep = async (state: RagState, ctx: RunContext, o: RagOpti
     purpose: 'reasoning',
     answer: true,
     messages: [
-      { role: 'system', content: `${(o.recipe === 'paper' ? paperPrompt : prompt).trim()}\n\n${DATA_FENCE_RULE}` },
+      { role: 'system', content: `${(RAG_RECIPES[o.recipe].publishedReasoningPrompt ? paperPrompt : prompt).trim()}\n\n${DATA_FENCE_RULE}` },
       { role: 'user', content: reasoningInput(ctx.request.question, queryTime, state) },
     ],
     maxTokens: 800,

@@ -6,11 +6,13 @@ export interface RagRecipe {
   abstainOnDynamic: boolean;
   /** Samples of the attribute predictor's self-consistency vote. */
   attributeSamples: number;
+  /** The reasoning prompt's guiding questions as the paper words them, else ours (with the recency rule and stricter abstention). */
+  publishedReasoningPrompt: boolean;
 }
 
 export const RAG_RECIPES: Record<Recipe, RagRecipe> = {
   // The published system abstains on every dynamic question and takes five samples.
-  paper: { abstainOnDynamic: true, attributeSamples: 5 },
+  paper: { abstainOnDynamic: true, attributeSamples: 5, publishedReasoningPrompt: true },
   // Ours abstains on the crag variant only (options.ts), and takes three samples, for cost.
-  ours: { abstainOnDynamic: false, attributeSamples: 3 },
+  ours: { abstainOnDynamic: false, attributeSamples: 3, publishedReasoningPrompt: false },
 };

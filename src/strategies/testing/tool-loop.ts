@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineOptions, intOption } from '../../engine/options';
+import { defineOptions, intOption, type OptionsOf } from '../../engine/options';
 import type { Strategy } from '../../engine/types';
 import type { Tool } from '../../tools/types';
 
@@ -65,7 +65,7 @@ const toolLoopOptions = defineOptions({
   failStart: z.boolean().default(false),
 });
 
-export const toolLoopStrategy: Strategy<ToolLoopState, ReturnType<(typeof toolLoopOptions)['resolve']>> = {
+export const toolLoopStrategy: Strategy<ToolLoopState, OptionsOf<typeof toolLoopOptions>> = {
   mode: 'test-tool-loop',
   description: 'Test only: calls the tick tool options.calls times, then asks the model for an answer.',
   options: toolLoopOptions,
