@@ -5,8 +5,9 @@ import { stepAttribution, type AnswerOptions, type StepAttribution } from '../..
 import type { RunOptions } from '../../src/engine/options';
 import { OPEN_OWNER } from '../../src/storage/run-index';
 import { redact } from '../../src/engine/redact';
-import { createServices, type ServiceCaller } from '../../src/engine/services';
-import type { RunRequest, Usage } from '../../src/engine/types';
+import type { StepScope } from '../../src/engine/context';
+import { createServices } from '../../src/engine/services';
+import type { RunRequest } from '../../src/engine/types';
 import {
   encodeArchive,
   recordingEvidence,
@@ -61,12 +62,13 @@ export class RunEvidence {
 
   /**
    * The run's services with its evidence and its CRAG KG calls recorded, and served from the archive when the run
-   * replays one. The key of each record joins `recorded`, so a tool call can say which records it produced. A search
-   * starts fetching its top page in the background (not in a replay, which has every page at hand); `deadline` is the
-   * run's wall time.
+   * replays one, for the run in `scope` (a replay's misses and the prefetches join its usage). The key of each record
+   * joins `recorded`, so a tool call can say which records it produced. A search starts fetching its top page in the
+   * background (not in a replay, which has every page at hand); `deadline` is the run's wall time.
    */
-  services(config: Config, usage: Usage, replay: ReplaySource | undefined, caller: ServiceCaller, recorded: string[], deadline?: number) {
-    const base = createServices(config, this.env as never, caller);
+  services(config: Config, scope: StepScope, replay: ReplaySource | undefined, recorded: string[], deadline?: number) {
+    const { usage } = scope;
+    const base = createServices(config, this.env as never, scope);
     const onMiss = () => {
       usage.replayMisses = (usage.replayMisses ?? 0) + 1;
     };

@@ -48,9 +48,10 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
   const trace = startStepTrace(config, meta.runId, meta.steps + 1, meta.request);
   // Keys of the evidence records this step produces, so its tool calls can say what they read.
   const recorded: string[] = [];
-  // Whose requests these are at the politeness gates, which serve their queues in turn across keys and runs.
-  const party = { key: meta.owner ?? 'open', run: meta.runId };
-  const services = evidence.services(config, usage, replay, { signal, usage, note, party }, recorded, meta.startedAt + limits.maxWallMs);
+  // The run the step's calls work for, passed once: its signal, whose calls they are at the politeness gates (which
+  // serve their queues in turn across keys and runs), its usage and the step's trace.
+  const scope = { signal, party: { key: meta.owner ?? 'open', run: meta.runId }, usage, note };
+  const services = evidence.services(config, scope, replay, recorded, meta.startedAt + limits.maxWallMs);
   // The first piece of the answer a model call streams: the run's time to first answer token.
   let firstAnswerAt: number | undefined;
   const live = {
@@ -73,11 +74,8 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
     prompts: parts.prompts,
     attribution,
     tools: setup.tools,
-    usage,
+    scope,
     llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
-    signal,
-    note,
-    party,
     live,
     ...(trace ? { tracer: trace } : {}),
   });

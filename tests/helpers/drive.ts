@@ -60,8 +60,7 @@ export const driveStrategy = async <S, O extends RunOptions>(
       vectors: opts.services?.vectors ?? unavailable('vectors'),
     },
     tools: toolRegistry(opts.tools ?? []),
-    usage,
-    note: (text) => notes.push(text),
+    scope: { usage, note: (text) => notes.push(text) },
     recorded,
     book,
   });

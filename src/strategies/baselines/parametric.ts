@@ -16,11 +16,10 @@ export const parametricStrategy: Strategy<ParametricState> = {
   async step(state, ctx) {
     const result = await ctx.llm.chat({
       purpose: 'parametric',
-      answer: true,
       messages: PARAMETRIC_RECIPES[ctx.options.recipe].closedBook(ctx.request.question),
       maxTokens: 256,
       temperature: 0,
-    });
+    }, { answer: true });
     const answer = result.text.trim().replace(/^answer:\s*/i, '') || "I don't know";
     return {
       state: { ...state, answered: true },

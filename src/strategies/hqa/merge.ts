@@ -138,14 +138,13 @@ export const mergeFinalAnswer = async (
   if (input.abstain && shouldAbstain(confidence)) return { answer: I_DONT_KNOW, answers, sources, claims };
   const reply = await ctx.llm.chat({
     purpose: 'final',
-    answer: true,
     messages:
       input.recipe && AGENT_RECIPES[input.recipe].mergeReadsResponse && style === 'short'
         ? paperMergeMessages({ question: input.question, answers, context: input.context })
         : mergeMessages({ question: input.question, answers, confidence, turns, style }),
     maxTokens: style === 'long' ? 400 : 120,
     temperature: 0,
-  });
+  }, { answer: true });
   let answer = stripLabel(reply.text) || bestAvailable(answers);
   if (style === 'long' && confidence === 'conflict') answer = `${answer}\n\n${disagreementNote(answers)}`;
   return { answer, answers, sources, claims };

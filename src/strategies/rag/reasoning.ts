@@ -31,14 +31,13 @@ export const reasoningStep = async (state: RagState, ctx: RunContext, o: RagOpti
   const started = Date.now();
   const reply = await ctx.llm.chat({
     purpose: 'reasoning',
-    answer: true,
     messages: [
       { role: 'system', content: `${(RAG_RECIPES[o.recipe].publishedReasoningPrompt ? paperPrompt : prompt).trim()}\n\n${DATA_FENCE_RULE}` },
       { role: 'user', content: reasoningInput(ctx.request.question, queryTime, state) },
     ],
     maxTokens: 800,
     temperature: 0,
-  });
+  }, { answer: true });
   const parsed = parseReasoning(reply.text);
   const action = { type: 'action' as const, data: { tool: 'reasoning', input: { references: state.refs.length + state.kgResults.length, calculations: state.calculations.length } } };
   if (!parsed) {

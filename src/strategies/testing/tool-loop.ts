@@ -94,7 +94,7 @@ export const toolLoopStrategy: Strategy<ToolLoopState, OptionsOf<typeof toolLoop
         ],
       };
     }
-    const reply = await ctx.llm.chat({ purpose: 'final', answer: true, messages: [{ role: 'user', content: ctx.request.question }] });
+    const reply = await ctx.llm.chat({ purpose: 'final', messages: [{ role: 'user', content: ctx.request.question }] }, { answer: true });
     return {
       state,
       done: true,
