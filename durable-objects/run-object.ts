@@ -6,6 +6,7 @@ import { runStarted } from '../src/engine/first-event';
 import { sseResponse } from '../src/net/sse';
 import { isTerminal, RunCancelled, type EventInput, type RunRequest } from '../src/engine/types';
 import { runSpan, sendSpans, traceIdFor, tracingOn } from '../src/telemetry/run-tracing';
+import { upgradeStoredState } from '../src/strategies';
 import { RunEvidence } from './run/evidence';
 import { replayFor } from './run/setup';
 import { forkedRun, forkSourceOf, type ForkSource, type ForkSourceOutcome } from './run/fork';
@@ -42,7 +43,7 @@ export class RunObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.store = new RunStore(ctx.storage);
+    this.store = new RunStore(ctx.storage, upgradeStoredState);
     this.fanout = new SseFanout(this.store);
     const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
     this.ledger = new RunLedger(this.store, this.fanout, ctx.storage, () => this.env.DB, {

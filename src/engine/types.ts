@@ -253,6 +253,12 @@ export interface Strategy<S = unknown, O extends RunOptions = RunOptions> {
   step(state: S, ctx: RunContext<O>): Promise<StepOutcome<S>>;
   /** The best answer from what was gathered, used when a run limit ends the run early. */
   partial?(state: S): AnswerDraft | null;
+  /**
+   * A state stored by older code, in the shape this code reads (any other value as it is). Run storage calls it once
+   * per stored state when it migrates a run (durable-objects/run/migrations.ts), so the steps only ever see the
+   * current shape, and storage needs to know no strategy's state.
+   */
+  upgradeState?(state: unknown): S;
 }
 
 /** The reason a step is aborted when its client cancels the run. */

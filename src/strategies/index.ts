@@ -17,9 +17,6 @@ import { ragStrategy } from './rag';
 import { toolLoopStrategy } from './testing/tool-loop';
 import type { Tool } from '../tools/types';
 
-/** How a stored agent state of an older shape is upgraded (durable-objects/run/migrations.ts). */
-export { withAgentSettings } from './hqa';
-
 /**
  * Every strategy by mode: the one list of modes (the run service, /healthz and /openapi.json read it here). Strategies
  * never import each other; this is the one place that knows them all.
@@ -47,6 +44,15 @@ const registered = (config: Config): Strategy<any, any>[] => [...strategies, ...
 export const availableModes = (config: Config): string[] => registered(config).map((s) => s.mode);
 
 export const strategyFor = (mode: string, config: Config): Strategy<any, any> | undefined => registered(config).find((s) => s.mode === mode);
+
+/**
+ * A stored state of a run of `mode`, in the shape its strategy reads now (Strategy.upgradeState); as it is when the
+ * strategy has no older shape, or the mode is gone. Run storage calls it when it migrates (durable-objects/run/migrations.ts).
+ */
+export const upgradeStoredState = (mode: string, state: unknown): unknown => {
+  const strategy = [...strategies, ...testStrategies].find((s) => s.mode === mode);
+  return strategy?.upgradeState ? strategy.upgradeState(state) : state;
+};
 
 /** Each documented mode's options schema, for /openapi.json: the modes of every deployment, none test-only. */
 export const documentedOptions = (): Array<[mode: string, schema: z.ZodObject]> => strategies.map((s) => [s.mode, s.options.schema]);

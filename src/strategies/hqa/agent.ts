@@ -1,7 +1,7 @@
 import { I_DONT_KNOW } from '../../engine/attribution/attribute';
 import type { AnswerDraft, RunContext, StepEvent, StepOutcome, Strategy } from '../../engine/types';
 import type { SelectionMode } from '../../fewshot';
-import type { AgentState } from './agent-state';
+import { withAgentSettings, type AgentState } from './agent-state';
 import { answerEntities, entitiesFromTrace } from './answer-entities';
 import type { LibraryLoader } from './examples';
 import { agreedAnswer } from './agreed';
@@ -85,6 +85,9 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
     options: agentOptions(!opts.library),
 
     start: (ctx) => startAgentLoop(ctx, { scope, withParametric: scope === 'hybrid', selection: opts.selection, library: opts.library }),
+
+    // A state stored before the recipe, the scope and the closed-book switch were kept in it.
+    upgradeState: (state) => withAgentSettings(state) as AgentState,
 
     async step(state, ctx) {
       if (state.phase !== 'final') {
