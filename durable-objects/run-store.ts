@@ -1,7 +1,7 @@
 import type { EvidenceRecord, RecordedRequest, RecordedResponse } from '../src/evidence/recording';
 import type { EventInput, RunEvent, RunRequest, RunStatus, Usage } from '../src/engine/types';
 import { emptyUsage } from '../src/engine/usage';
-import { migrate } from './run/migrations';
+import { migrate, type StateUpgrade } from './run/migrations';
 import { fitEvent, storable } from './stored-value';
 
 /** Recorded evidence bodies are stored in pieces too: one page read or SPARQL result can exceed a value's 2 MB. */
@@ -56,8 +56,12 @@ export interface RawEvent {
  * Storage written by older code is brought to the current shape when the store opens (run/migrations.ts).
  */
 export class RunStore {
-  constructor(private readonly storage: DurableObjectStorage) {
-    migrate(storage);
+  /** `upgradeState`: how a strategy state of an older shape is brought to its strategy's current one (on migration). */
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    upgradeState: StateUpgrade,
+  ) {
+    migrate(storage, upgradeState);
   }
 
   /** The context is read once per instance: it does not change, and it can be megabytes. */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { PURPOSES, type Purpose } from './config-purposes';
 import { parsePurposeProtocols, toolProtocolVars, type ToolProtocol } from './config-protocols';
+import { withTestVars } from './config-test-vars';
 import { upstreamLimitVars } from './config-upstreams';
 import { DEFAULT_WORK_UNITS } from './sandbox/types';
 
@@ -268,7 +269,8 @@ const otlpHeaderValues = (raw: string | undefined) => Object.values(otlpHeaders(
 const cache = new WeakMap<object, Config>();
 
 /** Parses the Worker's vars and secrets (cached per env object). Throws ConfigError with every problem named. */
-export const loadConfig = (env: Record<string, unknown>): Config => {
+export const loadConfig = (own: Record<string, unknown>): Config => {
+  const env = withTestVars(own);
   const hit = cache.get(env);
   if (hit) return hit;
   const raw: Record<string, unknown> = {};

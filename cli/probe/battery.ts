@@ -85,9 +85,9 @@ const nativeAttempt = async (llm: LLM, tools: readonly Tool[], task: Task): Prom
     toolChoice: 'auto',
     maxTokens: 400,
     temperature: 0,
-    ...(task.stream ? { onDelta: () => {} } : {}),
   };
-  const { out, error, ms } = await timed(() => llm.chat(request));
+  // A caller that listens for deltas is streamed to.
+  const { out, error, ms } = await timed(() => llm.chat(request, task.stream ? { onDelta: () => {} } : {}));
   if (!out) return { task: task.name, protocol: 'native', valid: false, calls: 0, ms, note: error };
   const made = (out.toolCalls ?? []).map((c) => ({ name: c.name, input: () => JSON.parse(c.arguments) }));
   const score = scoreCalls(tools, task, made);
@@ -101,7 +101,7 @@ const textAttempt = async (llm: LLM, tools: readonly Tool[], task: Task): Promis
     { role: 'system', content: agentSystemPrompt(tools) },
     { role: 'user', content: `Question: ${task.question}\nThought:` },
   ];
-  const { out, error, ms } = await timed(() => llm.chat({ purpose: 'agent', messages, stop: ['Observation:'], maxTokens: 400, temperature: 0, ...(task.stream ? { onDelta: () => {} } : {}) }));
+  const { out, error, ms } = await timed(() => llm.chat({ purpose: 'agent', messages, stop: ['Observation:'], maxTokens: 400, temperature: 0 }, task.stream ? { onDelta: () => {} } : {}));
   if (!out) return { task: task.name, protocol: 'text', valid: false, calls: 0, ms, note: error };
   const turn = parseTurn(out.text);
   if (turn.kind !== 'action') return { task: task.name, protocol: 'text', valid: false, calls: 0, ms, note: `no action: ${out.text.slice(0, 120)}` };

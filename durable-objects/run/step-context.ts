@@ -51,9 +51,10 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
   const trace = startStepTrace(config, meta.runId, meta.steps + 1, meta.request);
   // Keys of the evidence records this step produces, so its tool calls can say what they read.
   const recorded: string[] = [];
-  // Whose requests these are at the politeness gates, which serve their queues in turn across keys and runs.
-  const party = { key: meta.owner ?? 'open', run: meta.runId };
-  const services = evidence.services(config, usage, replay, { signal, usage, note, party }, recorded, meta.startedAt + limits.maxWallMs);
+  // The run the step's calls work for, passed once: its signal, whose calls they are at the politeness gates (which
+  // serve their queues in turn across keys and runs), its usage and the step's trace.
+  const scope = { signal, party: { key: meta.owner ?? 'open', run: meta.runId }, usage, note };
+  const services = evidence.services(config, scope, replay, recorded, meta.startedAt + limits.maxWallMs);
   // The first piece of the answer a model call streams: the run's time to first answer token.
   let firstAnswerAt: number | undefined;
   const live = {
@@ -64,7 +65,7 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
       ledger.live.send(delta);
     },
   };
-  const attribution = evidence.attribution(meta.request);
+  const attribution = evidence.attribution(meta.request, setup.options);
   const store = parts.store;
   const toolResults = {
     get: (key: string) => {
@@ -76,6 +77,7 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
   const ctx = createRunContext({
     runId: meta.runId,
     request: requestForStep(meta.request, meta.state),
+    options: setup.options,
     config,
     llm: parts.calls.watch(llm),
     services: trace ? tracedServices(services, trace) : services,
@@ -84,11 +86,8 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
     toolResults,
     attribution,
     tools: setup.tools,
-    usage,
+    scope,
     llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
-    signal,
-    note,
-    party,
     live,
     ...(trace ? { tracer: trace } : {}),
   });

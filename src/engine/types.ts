@@ -5,6 +5,9 @@ import type { Evidence } from '../evidence/types';
 import type { LLM, Purpose } from '../llm/types';
 import type { Tool, ToolRegistry } from '../tools/types';
 import type { VectorIndex } from '../vectors/types';
+import type { Confidence } from './confidence';
+import type { ModeOptions, RunOptions } from './options';
+import type { ProtocolChange, ProtocolUsage } from './protocol-usage';
 
 export const VARIANTS = ['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -22,7 +25,13 @@ export interface RunRequest {
   variant: Variant;
   mode: string;
   context?: Record<string, unknown>;
+  /** The options as the caller sent them (checked against the mode's schema); a fork merges its own over these. */
   options?: Record<string, unknown>;
+  /**
+   * The options the run runs with: parsed once by the run service (src/runs/resolve-options.ts), every default filled
+   * in. A run stored by older code has none; its object parses `options` when it loads it (durable-objects/run/setup.ts).
+   */
+  resolvedOptions?: RunOptions;
   /**
    * A chat's turns before its question, oldest first. With them, the run's first step makes the question
    * self-contained (src/engine/conversation) and every later step answers that standalone question.
@@ -30,17 +39,17 @@ export interface RunRequest {
   conversation?: ConversationTurn[];
 }
 
+/** The request as a step sees it: its options only as the run parsed them (`RunContext.options`). */
+export type StepRequest = Omit<RunRequest, 'options' | 'resolvedOptions'>;
+
 export interface Source {
   title: string;
   url?: string;
   kind: 'wikipedia' | 'wikidata' | 'web' | 'table' | 'passage' | 'kg' | 'model' | string;
 }
 
-/**
- * Agreement between the sources whose answer a citation verified in this run's evidence (src/engine/attribution):
- * all agree (two or more), two agree and another differs, conflict, a single source, or no source verified.
- */
-export type Confidence = 'all_agree' | 'two_agree' | 'conflict' | 'one_source' | 'none';
+/** Agreement between the verified sources; its levels, in order, are in ./confidence.ts. */
+export type { Confidence } from './confidence';
 
 /**
  * A source's claim, declared by a strategy: this answer rests on these records of the run's evidence (keys of
@@ -158,17 +167,6 @@ export interface Usage {
   toolProtocol?: Partial<Record<Purpose, ProtocolUsage>>;
 }
 
-/** One purpose's native calls (src/engine/tool-protocol.ts): what was sent, what came back, what went back to text. */
-export interface ProtocolUsage {
-  /** Calls sent with the tools as functions, the calls the model asked for, and replies that asked for more than one. */
-  native?: { calls: number; toolCalls: number; parallelTurns: number };
-  /** Calls sent with a reply schema, and replies read by the text parser instead (refused, or not the schema's JSON). */
-  structured?: { calls: number; textFallbacks: number };
-  /** Malformed calls answered with an observation saying how to mend them (bad JSON, unknown tool, a call written as text). */
-  repairs?: number;
-  /** Why this purpose went back to the text protocol for the rest of the run. */
-  fallback?: string;
-}
 
 export interface PromptReuse {
   calls: number;
@@ -195,9 +193,12 @@ export interface Timings {
 }
 
 /** Everything a strategy may use. Built per step by the run engine; services are created on first use. */
-export interface RunContext {
+export interface RunContext<O extends RunOptions = RunOptions> {
   readonly runId: string;
-  readonly request: RunRequest;
+  /** The question, variant, mode and context; the options are `options`, parsed. */
+  readonly request: StepRequest;
+  /** The run's options: its mode's schema parsed once, every default filled in (src/engine/options.ts). */
+  readonly options: O;
   readonly config: Config;
   /** Metered: every call is counted against the run's limits and usage. */
   readonly llm: LLM;
@@ -237,8 +238,6 @@ export interface ToolRun {
   records: string[];
 }
 
-export type ProtocolChange = { repair: true } | { textFallback: string } | { fallback: string };
-
 /** What the engine concludes from a strategy's claims. */
 export interface Attribution {
   confidence: Confidence;
@@ -258,9 +257,11 @@ export interface StepOutcome<S> {
  * so a step must be the unit that may be repeated after a crash: do one model call or one tool call per step.
  * State must be JSON-serialisable.
  */
-export interface Strategy<S = unknown> {
+export interface Strategy<S = unknown, O extends RunOptions = RunOptions> {
   readonly mode: string;
   readonly description: string;
+  /** The options this mode takes (src/engine/options.ts `defineOptions`): parsed once, read as `ctx.options`. */
+  readonly options: ModeOptions<O>;
   /** Tools this strategy adds beside the shared ones; the registry offers them while the strategy is registered. */
   readonly tools?: readonly Tool[];
   /**
@@ -268,10 +269,16 @@ export interface Strategy<S = unknown> {
    * when it can. Modes that read no context leave it out.
    */
   checkContext?(context: Record<string, unknown> | undefined): string | undefined;
-  start(ctx: RunContext): Promise<S> | S;
-  step(state: S, ctx: RunContext): Promise<StepOutcome<S>>;
+  start(ctx: RunContext<O>): Promise<S> | S;
+  step(state: S, ctx: RunContext<O>): Promise<StepOutcome<S>>;
   /** The best answer from what was gathered, used when a run limit ends the run early. */
   partial?(state: S): AnswerDraft | null;
+  /**
+   * A state stored by older code, in the shape this code reads (any other value as it is). Run storage calls it once
+   * per stored state when it migrates a run (durable-objects/run/migrations.ts), so the steps only ever see the
+   * current shape, and storage needs to know no strategy's state.
+   */
+  upgradeState?(state: unknown): S;
 }
 
 /** The reason a step is aborted when its client cancels the run. */

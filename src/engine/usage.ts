@@ -1,6 +1,7 @@
 import type { Purpose, TokenUsage } from '../llm/types';
 import type { ChatRequest, ChatResult } from '../llm/types';
-import type { EvidenceUsage, ProtocolChange, ProtocolUsage, Usage } from './types';
+import type { ProtocolChange, ProtocolUsage } from './protocol-usage';
+import type { EvidenceUsage, Usage } from './types';
 
 export const emptyUsage = (): Usage => ({
   llmCalls: 0,

@@ -75,12 +75,12 @@ const readStream = async (client: OpenAI, params: Omit<Params, 'stream'>, reques
 };
 
 /**
- * One reply of an OpenAI-compatible server, read under `signal`: streamed when the caller wants deltas, whole
- * otherwise; the text is cut at the first stop string, including those past the server's four.
+ * One reply of an OpenAI-compatible server, read under `signal`: streamed when the caller wants deltas (`onDelta`),
+ * whole otherwise; the text is cut at the first stop string, including those past the server's four.
  */
-export const readReply = async (client: OpenAI, request: ChatRequest, defaults: ReplyDefaults, signal: AbortSignal): Promise<ChatResult> => {
+export const readReply = async (client: OpenAI, request: ChatRequest, defaults: ReplyDefaults, signal: AbortSignal, onDelta?: (text: string) => void): Promise<ChatResult> => {
   const params = paramsOf(request, defaults);
-  if (request.onDelta) return readStream(client, params, request, request.onDelta, signal);
+  if (onDelta) return readStream(client, params, request, onDelta, signal);
   const headers = { 'x-request-purpose': request.purpose };
   const completion = await client.chat.completions.create({ ...params, stream: false }, { headers, signal });
   const choice = completion.choices?.[0];

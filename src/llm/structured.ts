@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { jsonSchemaOf } from './json-schema';
-import { LLMError, type ChatMessage, type ChatRequest, type ChatResult, type LLM } from './types';
+import { LLMError, type ChatMessage, type ChatRequest, type ChatResult, type ChatScope, type LLM } from './types';
 
 /**
  * A step that expects a structure from the model: the structure as a zod schema (what both ways of asking must yield),
@@ -54,8 +54,8 @@ const validated = <T>(spec: StructuredSpec<T>, candidate: unknown): T | undefine
   return parsed.success ? parsed.data : undefined;
 };
 
-const asText = async <T>(llm: LLM, request: ChatRequest, spec: StructuredSpec<T>, fellBack?: string): Promise<StructuredReply<T>> => {
-  const result = await llm.chat(request);
+const asText = async <T>(llm: LLM, request: ChatRequest, spec: StructuredSpec<T>, scope: ChatScope, fellBack?: string): Promise<StructuredReply<T>> => {
+  const result = await llm.chat(request, scope);
   return { value: validated(spec, spec.fromText(result.text)), result, via: 'text', ...(fellBack ? { fellBack } : {}) };
 };
 
@@ -65,18 +65,18 @@ const asText = async <T>(llm: LLM, request: ChatRequest, spec: StructuredSpec<T>
  * (a 400, or a refusal) is asked again without it. Without, the call goes as plain text. The schema validates either way.
  * @example askStructured(llm, { purpose: 'final', messages }, { name: 'answer', schema, fromText: (t) => ({ answer: t }) }, true)
  */
-export const askStructured = async <T>(llm: LLM, request: ChatRequest, spec: StructuredSpec<T>, schema: boolean): Promise<StructuredReply<T>> => {
-  if (!schema) return asText(llm, request, spec);
+export const askStructured = async <T>(llm: LLM, request: ChatRequest, spec: StructuredSpec<T>, schema: boolean, scope: ChatScope = {}): Promise<StructuredReply<T>> => {
+  if (!schema) return asText(llm, request, spec, scope);
   // The reply is JSON, not the answer's words: it is not streamed to the run's readers as the answer.
-  const { answer: _answer, ...plain } = request;
+  const { answer: _answer, ...plain } = scope;
   let result: ChatResult;
   try {
-    result = await llm.chat({ ...plain, messages: withRule(request.messages), responseFormat: { name: spec.name, schema: jsonSchemaOf(spec.sent ?? spec.schema) } });
+    result = await llm.chat({ ...request, messages: withRule(request.messages), responseFormat: { name: spec.name, schema: jsonSchemaOf(spec.sent ?? spec.schema) } }, plain);
   } catch (err) {
     if (!(err instanceof LLMError) || err.status !== 400) throw err;
-    return asText(llm, request, spec, `the model server refused the reply schema: ${err.message.slice(0, 200)}`);
+    return asText(llm, request, spec, scope, `the model server refused the reply schema: ${err.message.slice(0, 200)}`);
   }
-  if (result.refusal) return asText(llm, request, spec, `the model refused the reply schema: ${result.refusal.slice(0, 200)}`);
+  if (result.refusal) return asText(llm, request, spec, scope, `the model refused the reply schema: ${result.refusal.slice(0, 200)}`);
   const value = validated(spec, jsonOf(result.text));
   if (value !== undefined) return { value, result, via: 'schema' };
   return { value: validated(spec, spec.fromText(result.text)), result, via: 'text', fellBack: 'the reply was not the schema\'s JSON' };

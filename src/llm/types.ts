@@ -1,5 +1,5 @@
 import type { Purpose } from '../config-purposes';
-import type { GateParty } from '../net/politeness/policy';
+import type { CallScope } from '../net/scope';
 
 /** Why a model is called (the list sits beside config, which reads a model per purpose). */
 export { PURPOSES, type Purpose } from '../config-purposes';
@@ -38,6 +38,7 @@ export interface ChatMessage {
   toolCallId?: string;
 }
 
+/** What the model is asked. How the call is made for its caller (signal, streaming, gate) is the ChatScope beside it. */
 export interface ChatRequest {
   purpose: Purpose;
   /** The model to use instead of the provider's default (set by per-purpose routing, `LLM_MODEL_<PURPOSE>`). */
@@ -60,17 +61,19 @@ export interface ChatRequest {
   parallelToolCalls?: boolean;
   /** Asks for JSON of this schema; the caller still validates the reply (src/llm/structured.ts). */
   responseFormat?: ResponseFormat;
-  /** Called with each text delta when the provider streams. */
-  onDelta?: (text: string) => void;
+}
+
+/**
+ * How one model call is made for its caller, beside what the model is asked: the caller's scope (its signal ends the
+ * call; its party and `onWait` are the model's gate's), and what the caller hears of the reply as it comes.
+ */
+export interface ChatScope extends CallScope {
+  /** Called with each text delta; a provider streams only when it is given. */
+  readonly onDelta?: (text: string) => void;
   /** Told before a provider retries the call: the deltas of the failed attempt do not count, the retry's start anew. */
-  onRetry?: () => void;
+  readonly onRetry?: () => void;
   /** This call writes the run's answer: its deltas reach a run's followers marked as the answer's. */
-  answer?: boolean;
-  /** Told when the call waited at its model's politeness gate (other runs' calls, a server's Retry-After), with a note for the trace. */
-  onWait?: (note: string, ms: number) => void;
-  /** Whose call this is (API key and run): the model's gate serves queued calls in turn across keys and runs. */
-  party?: GateParty;
-  signal?: AbortSignal;
+  readonly answer?: boolean;
 }
 
 export interface TokenUsage {
@@ -95,7 +98,7 @@ export interface LLM {
   readonly model: string;
   /** Whether `image_url` parts are understood (MultiModalQA images). */
   readonly acceptsImages: boolean;
-  chat(request: ChatRequest): Promise<ChatResult>;
+  chat(request: ChatRequest, scope?: ChatScope): Promise<ChatResult>;
   /**
    * The model names the server lists (OpenAI's GET /v1/models), or undefined when it keeps no such list.
    * Throws LLMError when the server cannot be asked. Only servers that route by name have it.

@@ -4,7 +4,7 @@ import { type CallBudget, checkTextSize, replyPieces, startAttempt } from './cal
 import type { ModelGate } from './model-gate';
 import { callWithRetries } from './model-retry';
 import { cutAtStop } from './stop';
-import type { ChatRequest, ChatResult, LLM, TokenUsage } from './types';
+import type { ChatRequest, ChatResult, ChatScope, LLM, TokenUsage } from './types';
 import { LLMError } from './types';
 import { readWorkersAIOutput, streamsOnWorkersAI, workersAIInputs, type WorkersAIOutput } from './workers-ai-wire';
 
@@ -79,17 +79,17 @@ export const workersAIProvider = (ai: Ai, opts: WorkersAIOptions): LLM => {
     provider: 'workers-ai',
     model,
     acceptsImages: false,
-    async chat(request: ChatRequest): Promise<ChatResult> {
+    async chat(request: ChatRequest, scope: ChatScope = {}): Promise<ChatResult> {
       const chosen = request.model ?? model;
       const inputs = workersAIInputs(request);
       const read = async (signal: AbortSignal): Promise<WorkersAIOutput> => {
-        if (!request.onDelta || !streamsOnWorkersAI(request)) return ((await untilAborted(run(chosen, inputs, { signal }), signal)) ?? {}) as WorkersAIOutput;
+        if (!scope.onDelta || !streamsOnWorkersAI(request)) return ((await untilAborted(run(chosen, inputs, { signal }), signal)) ?? {}) as WorkersAIOutput;
         const stream = await untilAborted(run(chosen, { ...inputs, stream: true }, { signal }), signal);
         if (!(stream instanceof ReadableStream)) throw new LLMError('Workers AI did not stream although asked to', undefined, true);
-        return readEvents(stream, opts.budget, signal, request.onDelta);
+        return readEvents(stream, opts.budget, signal, scope.onDelta);
       };
       const call = async (report: { status: number; backoffMs?: number; backoffReason?: string }): Promise<ChatResult> => {
-        const attempt = startAttempt(opts.budget, request.signal);
+        const attempt = startAttempt(opts.budget, scope.signal);
         try {
           const out = await read(attempt.signal);
           attempt.cutShort();
@@ -110,7 +110,7 @@ export const workersAIProvider = (ai: Ai, opts: WorkersAIOptions): LLM => {
         }
       };
       // Its own backoff even when the gate holds the model: the gate's wait runs from the 429, so the two overlap.
-      return callWithRetries(request, opts.gateFor?.(chosen), { retries: opts.maxRetries ?? 2, waitFor: (n) => 300 * 2 ** n }, call);
+      return callWithRetries(scope, opts.gateFor?.(chosen), { retries: opts.maxRetries ?? 2, waitFor: (n) => 300 * 2 ** n }, call);
     },
   };
 };

@@ -88,8 +88,7 @@ export const generateQuery: Tool<Input> = {
       ],
       maxTokens: 400,
       temperature: 0,
-      signal: ctx.signal,
-    });
+    }, { signal: ctx.signal });
     const query = clip(extractQuery(reply.text), 4000);
     if (!query) return 'The model wrote no query. Try again with the entity ids of the question.';
     try {

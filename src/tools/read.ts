@@ -53,8 +53,7 @@ export const read: Tool<Input> = {
       ],
       maxTokens: 200,
       temperature: 0,
-      signal: ctx.signal,
-    });
+    }, { signal: ctx.signal });
     const answer = clip(reply.text.trim() || 'The model gave no answer.', 800);
     return `${answer} (source: ${page.title}, ${page.url})`;
   },

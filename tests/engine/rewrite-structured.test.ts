@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { createRunContext } from '../../src/engine/context';
+import { COMMON_OPTIONS } from '../../src/engine/options';
+import * as z from 'zod';
+
+const runOptions = (options: Record<string, unknown>) => z.strictObject(COMMON_OPTIONS).parse(options);
 import { rewriteQuestion } from '../../src/engine/conversation/rewrite';
 import { emptyUsage } from '../../src/engine/usage';
 import { scriptedLLM } from '../../src/llm/scripted';
@@ -20,17 +24,17 @@ const rewrite = async (reply: string, options: Record<string, unknown>) => {
       question: 'When was he born?',
       variant: 'mintaka',
       mode: 'agent',
-      options,
       conversation: [
         { role: 'user', content: 'Who directed Forrest Gump?' },
         { role: 'assistant', content: 'Robert Zemeckis' },
       ],
     },
+    options: runOptions(options),
     config: loadConfig({}),
     llm,
     services: { evidence: unused, embedder: unused, vectors: unused, kg: unused },
     tools: toolRegistry([]),
-    usage,
+    scope: { usage },
   });
   const out = await rewriteQuestion(ctx);
   return { out, request: llm.requests[0], usage };

@@ -3,15 +3,17 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { protocolFor, toolProtocolOf } from '../../src/engine/tool-protocol';
 import type { RunContext } from '../../src/engine/types';
 import { capabilitiesOf, speak } from '../../src/llm/capabilities';
-import { checkOptions } from '../../src/runs/options-schema';
+import { resolveOptions } from '../../src/runs/resolve-options';
 
 const record = (over: Record<string, unknown> = {}) => ({
   model: 'qwen', server: 'http://10.0.0.5:8000', probedAt: '2026-11-20T10:00:00.000Z', file: 'probes/qwen.json', tools: true, parallel: true, responseFormat: false, ...over,
 });
 
-/** A step's context as far as choosing a protocol reads it. */
-const ctxOf = (env: Record<string, string>, options: Record<string, unknown> = {}, provider = 'openai', model = 'qwen') =>
-  ({ request: { question: 'q', variant: 'mintaka', mode: 'agent', options }, config: loadConfig(env), llm: { provider, model } }) as unknown as RunContext;
+/** A step's context as far as choosing a protocol reads it: the run's options parsed as the run service parses them. */
+const ctxOf = (env: Record<string, string>, options: Record<string, unknown> = {}, provider = 'openai', model = 'qwen') => {
+  const config = loadConfig(env);
+  return { options: resolveOptions('mintaka', 'agent', options, config), config, llm: { provider, model } } as unknown as RunContext;
+};
 
 describe('what is known of a model', () => {
   it('reads the newest probe record of the same model on the same server', () => {
@@ -48,7 +50,7 @@ describe('which protocol a step speaks', () => {
     expect(protocolFor(ctxOf(env, { toolProtocol: 'native', recipe: 'paper' }), 'agent')).toMatchObject({ tools: 'text', why: expect.stringMatching(/paper/) });
     expect(protocolFor(ctxOf({}), 'agent').tools).toBe('text');
     expect(protocolFor(ctxOf({}, { toolProtocol: 'auto' }, 'workers-ai', '@cf/openai/gpt-oss-120b'), 'agent')).toMatchObject({ tools: 'native', structured: true });
-    expect(toolProtocolOf({ question: 'q', variant: 'mintaka', mode: 'agent', options: { toolProtocol: 'sideways' } })).toBeUndefined();
+    expect(toolProtocolOf(ctxOf({}).options)).toBeUndefined();
   });
 
   it('refuses a bad value or an unknown purpose in the environment, naming the variable', () => {
@@ -60,7 +62,8 @@ describe('which protocol a step speaks', () => {
   });
 
   it('takes options.toolProtocol in every mode and refuses a value it does not know', () => {
-    for (const mode of ['agent', 'rag', 'program', 'parametric']) expect(checkOptions(mode, { toolProtocol: 'auto' })).toEqual({ toolProtocol: 'auto' });
-    expect(() => checkOptions('agent', { toolProtocol: 'json' })).toThrow(/options.toolProtocol must be one of: text, native, auto/);
+    const config = loadConfig({});
+    for (const mode of ['agent', 'rag', 'program', 'parametric']) expect(resolveOptions('mintaka', mode, { toolProtocol: 'auto' }, config).toolProtocol).toBe('auto');
+    expect(() => resolveOptions('mintaka', 'agent', { toolProtocol: 'json' }, config)).toThrow(/options.toolProtocol must be one of: text, native, auto/);
   });
 });

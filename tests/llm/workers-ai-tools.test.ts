@@ -22,7 +22,7 @@ describe('the Workers AI binding with functions and reply schemas', () => {
   it('sends the functions in the OpenAI shape and reads the classic output: calls with object arguments and no ids', async () => {
     const { ai, seen } = fakeAI([() => ({ response: '', tool_calls: [{ name: 'wikisearch', arguments: { query: 'Berlin' } }, { name: 'wikisearch', arguments: { query: 'Madrid' } }] })]);
     // A caller that wants deltas is not streamed to: the binding gives calls whole only.
-    const out = await provider(ai).chat(request({ onDelta: () => {} }));
+    const out = await provider(ai).chat(request(), { onDelta: () => {} });
     expect(seen[0].stream).toBeUndefined();
     expect(seen[0].tools).toEqual([{ type: 'function', function: search }]);
     expect(out.finishReason).toBe('tool_calls');

@@ -48,7 +48,7 @@ describe('tool calls through the openai SDK', () => {
   it('joins streamed arguments that arrive seven characters at a time, and streams only the text', async () => {
     stub.setScript({ agent: [{ tool_calls: calls, content: 'Two searches.' }] });
     const deltas: string[] = [];
-    const out = await llm().chat(ask({ onDelta: (t) => deltas.push(t) }));
+    const out = await llm().chat(ask(), { onDelta: (t) => deltas.push(t) });
     expect(stub.requests[0].body.stream).toBe(true);
     expect(deltas.join('')).toBe('Two searches.');
     expect(out.toolCalls?.map((c) => [c.id, JSON.parse(c.arguments).query])).toEqual([
@@ -59,7 +59,7 @@ describe('tool calls through the openai SDK', () => {
 
   it('keeps malformed arguments as they came, for the caller to answer', async () => {
     stub.setScript({ agent: [{ tool_calls: [{ name: 'wikisearch', arguments: '{"query": "Berl' }] }] });
-    const out = await llm().chat(ask({ onDelta: () => {} }));
+    const out = await llm().chat(ask(), { onDelta: () => {} });
     expect(out.toolCalls).toEqual([{ id: expect.stringMatching(/^call_/), name: 'wikisearch', arguments: '{"query": "Berl' }]);
   });
 

@@ -10,6 +10,7 @@ import finalLong from './prompts/final-long.txt';
 import finalPaper from './prompts/final-paper.txt';
 import finalShort from './prompts/final-short.txt';
 import type { Recipe } from '../../engine/recipe';
+import { AGENT_RECIPES } from './recipes';
 import { agentAnswer, declaredAnswers, sourcesOf, wikidataAnswer, wikipediaAnswer, type Turn } from './trace';
 
 export type AnswerStyle = 'short' | 'long';
@@ -133,7 +134,7 @@ export const mergeFinalAnswer = async (
     claims: Claim[];
     style: AnswerStyle;
     abstain: boolean;
-    /** `paper`: the published merge prompt (short answers); long answers keep ours, the paper has no such step. */
+    /** The agent's recipe (a baseline has none): the published merge prompt for short answers where it says so; long answers keep ours, the paper has no such step. */
     recipe?: Recipe;
     /** The agent's "Assistant Response", which the paper's merge reads as context. */
     context?: string;
@@ -146,18 +147,14 @@ export const mergeFinalAnswer = async (
   if (input.abstain && shouldAbstain(confidence)) return { answer: I_DONT_KNOW, answers, sources, claims };
   const reply = await structuredCall(ctx, {
     purpose: 'final',
-    answer: true,
     messages:
-      input.recipe === 'paper' && style === 'short'
+      input.recipe && AGENT_RECIPES[input.recipe].mergeReadsResponse && style === 'short'
         ? paperMergeMessages({ question: input.question, answers, context: input.context })
         : mergeMessages({ question: input.question, answers, confidence, turns, style }),
     maxTokens: style === 'long' ? 400 : 120,
     temperature: 0,
-  }, MERGE_REPLY);
+  }, MERGE_REPLY, { answer: true });
   let answer = stripLabel(reply.value?.answer ?? '') || bestAvailable(answers);
   if (style === 'long' && confidence === 'conflict') answer = `${answer}\n\n${disagreementNote(answers)}`;
   return { answer, answers, sources, claims };
 };
-
-export const readStyle = (options: Record<string, unknown> | undefined): AnswerStyle =>
-  options?.answerStyle === 'long' ? 'long' : 'short';

@@ -2,6 +2,7 @@ import type { ChatMessage } from '../../llm/types';
 import type { Tool } from '../../tools/types';
 import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import type { Recipe } from '../../engine/recipe';
+import { AGENT_RECIPES } from './recipes';
 import agentPrompt from './prompts/agent.txt';
 import agentPaperGraph from './prompts/agent-paper-graph.txt';
 import agentPaperText from './prompts/agent-paper-text.txt';
@@ -25,7 +26,7 @@ const PAPER_PROMPTS: Record<Scope, string> = { hybrid: agentPaper, text: agentPa
  */
 export const agentSystemPrompt = (tools: readonly Tool[], recipe: Recipe = 'ours', scope: Scope = 'hybrid'): string => {
   // The data-fence rule is kept under both recipes: it is a defence against injected text, not a change of method.
-  if (recipe === 'paper') {
+  if (AGENT_RECIPES[recipe].publishedPrompt) {
     const paper = PAPER_PROMPTS[scope].trim().replace('{{tools}}', toolList(tools)).replace('{{toolNames}}', tools.map((t) => t.name).join(', '));
     return `${paper}\n\n${DATA_FENCE_RULE}`;
   }
@@ -84,7 +85,7 @@ export const fittedObservations = (turns: readonly Turn[], budget = DEFAULT_TRAJ
 export const agentShots = (examples: readonly string[], recipe: Recipe = 'ours'): string => {
   const shots = examples.map((e) => e.trim());
   if (!shots.length) return '';
-  return recipe === 'paper'
+  return AGENT_RECIPES[recipe].publishedPrompt
     ? `Here are examples of how to use the tools:\n\n${shots.map((e, i) => `Example ${i + 1}:\n${e}`).join('\n\n')}\n\n`
     : `Worked examples of the format:\n\n${shots.join('\n\n---\n\n')}\n\n---\n\nNow the real question.\n`;
 };

@@ -4,7 +4,8 @@ import { oneLine } from '../../text/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { answerEvent, IDK } from './answer';
 import prompt from './prompts/attribute.txt';
-import type { RagOptions, RagState } from './state';
+import type { RagOptions } from './options';
+import type { RagState } from './state';
 
 const DOMAINS = ['finance', 'sports', 'music', 'movie', 'open'] as const;
 

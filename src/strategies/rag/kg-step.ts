@@ -8,7 +8,8 @@ import { entitiesJsonIn, kgEntitiesSchema, kgEntitiesShape, presentEntities } fr
 import { planKgCalls, runPlan, type RulePlan } from './kg/rules';
 import entitiesPrompt from './prompts/kg-entities.txt';
 import prompt from './prompts/kg.txt';
-import type { RagOptions, RagState } from './state';
+import type { RagOptions } from './options';
+import type { RagState } from './state';
 
 const MAX_CALLS = 3;
 
