@@ -106,6 +106,16 @@ describe('the agent under the native tool protocol', () => {
     expect(ofType(events, 'answer')[0].answer).toBe('Berlin');
   });
 
+  it('runs at most eight calls of one turn; the rest are answered unrun', async () => {
+    const many = Array.from({ length: 12 }, (_, i) => ({ name: 'wikisearch', arguments: { query: `Berlin ${i}` } }));
+    const { result } = run({ agent: [{ toolCalls: many }, FINAL], parametric: ['Berlin'], final: ['Berlin'] });
+    const { events, usage } = await result;
+    const observations = ofType(events, 'observation');
+    expect(observations).toHaveLength(12);
+    expect(usage.byTool.wikisearch).toBe(8);
+    expect(observations.slice(8).every((o) => o.error && /at most 8 calls run in one turn/.test(o.output))).toBe(true);
+  });
+
   it('goes back to text for the rest of the run when the server refuses functions (400), saying so', async () => {
     const { llm, result } = run({
       agent: [{ error: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', status: 400 }, 'Look it up.\nAction: wikisearch\nAction Input: Berlin', FINAL],

@@ -8,6 +8,8 @@ import type { Turn } from '../trace';
 
 /** Turns with a malformed call after which a run's agent goes back to the text protocol. */
 export const MAX_NATIVE_FAILURES = 3;
+/** Calls one turn may run at once; a model asking for more gets the rest back unrun (the model's reply is untrusted input). */
+export const MAX_CALLS_PER_TURN = 8;
 
 /**
  * Calls some servers leave in the reply's text instead of `tool_calls` (their parser missed them): Hermes-style
@@ -81,7 +83,11 @@ const textReply = (state: AgentState, reply: ChatResult, ctx: RunContext): LoopS
 export const afterNativeTurn = (state: AgentState, reply: ChatResult, tools: readonly Tool[], ctx: RunContext): LoopStep => {
   if (!reply.toolCalls?.length) return textReply(state, reply, ctx);
   const thought = stripLabel(reply.text);
-  const checked = reply.toolCalls.map((c) => checkCall(c, tools));
+  const checked = reply.toolCalls.map((c, i): Checked => {
+    if (i < MAX_CALLS_PER_TURN) return checkCall(c, tools);
+    const observation = `Not run: at most ${MAX_CALLS_PER_TURN} calls run in one turn. Call it again in a later turn if you still need it.`;
+    return { turn: { call: { id: c.id, arguments: c.arguments }, tool: c.name, input: c.arguments, observation, error: true }, repaired: observation };
+  });
   checked.forEach((c) => c.repaired && ctx.noteProtocol('agent', { repair: true }));
   const turns: Turn[] = checked.map((c, i) => ({ ...(i === 0 && thought ? { thought } : {}), ...(i > 0 ? { joined: true } : {}), ...c.turn }));
   const next = counted({ ...state, turns: [...state.turns, ...turns] }, checked.some((c) => c.repaired), ctx);
