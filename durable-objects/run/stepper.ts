@@ -18,6 +18,9 @@ import type { RunLedger } from './ledger';
 import { modelOf, resolveSetup, type RunSetup, type SetupOutcome } from './setup';
 import { stepRun, type StepRun } from './step-context';
 
+/** What an answer of a run that could not be set up is stored with: no abstention, the answer as written. */
+const NO_OPTIONS = { abstain: false, booleanStyle: 'yes-no' } as const;
+
 /** If the object dies mid-step, this alarm (armed before each step) resumes the run. */
 const WATCHDOG_MS = 60_000;
 /** How long one alarm invocation goes on from step to step before handing over to a fresh alarm. */
@@ -102,7 +105,7 @@ export class Stepper {
   partial(meta: RunMeta): AnswerData | null {
     const setup = this.setupOf(meta);
     const draft: AnswerDraft | null = partialOf(meta, setup.ok ? setup.setup.strategy : undefined);
-    return draft && this.parts.evidence.attribution(requestForStep(meta.request, meta.state)).answer(draft);
+    return draft && this.parts.evidence.attribution(requestForStep(meta.request, meta.state), setup.ok ? setup.setup.options : NO_OPTIONS).answer(draft);
   }
 
   /** The config an ending is stored with: the run's own once resolved. */

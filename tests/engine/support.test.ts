@@ -148,11 +148,12 @@ describe('the support grade of a citation', () => {
     expect(supportOf(claim([pages[2].key, pages[1].key]), pages, Q).confidence).toBe('none');
   });
 
-  it('reads a supplied page’s title as what it is about', () => {
-    const Q = 'Which language is Microsoft Office 2019 available in?';
-    const context = { pages: [{ url: 'https://example.org/o', html: '<title>Microsoft Office 2019</title><p>It is sold in English and 101 other languages.</p>' }] };
-    const a = supportOf({ source: 'web', answer: 'English', keys: [contextPageKey(0)] }, [], Q, context);
-    expect(a.citations[0]).toMatchObject({ verified: true, support: 'supports' });
+  it('reads a supplied page’s title as what it is about, without the site’s name, also for a question in lower case', () => {
+    const page = (title: string) => ({ pages: [{ url: 'https://example.org/o', html: `<title>${title}</title><p>It is sold in English and 101 other languages.</p>` }] });
+    const claim = { source: 'web', answer: 'English', keys: [contextPageKey(0)] };
+    expect(supportOf(claim, [], 'Which language is Microsoft Office 2019 available in?', page('Microsoft Office 2019')).citations[0]).toMatchObject({ verified: true, support: 'supports' });
+    expect(supportOf(claim, [], 'which language is microsoft office 2019 available in?', page('Microsoft Office 2019 - Wikipedia')).citations[0].support).toBe('supports');
+    expect(supportOf(claim, [], 'which language is microsoft office 2019 available in?', page('Bananas - Wikipedia')).citations[0].support).toBe('mentions');
   });
 
   it('takes a model’s recorded verdict on a pair over the structural grade, both ways', async () => {

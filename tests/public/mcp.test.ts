@@ -80,7 +80,7 @@ describe('/mcp with the official MCP client', () => {
       body: JSON.stringify({ input: { question: 'Where was Douglas Adams born?', entities: ['Q42'] } }),
     });
     expect(res.status).toBe(200);
-    const [viaMcp, viaRoute] = [script.requests[0]?.party, script.requests[mcpCalls]?.party];
+    const [viaMcp, viaRoute] = [script.scopes[0]?.party, script.scopes[mcpCalls]?.party];
     expect(viaMcp?.key).toMatch(/^key:[0-9a-f]{32}$/);
     expect(viaMcp?.key).toBe(viaRoute?.key);
     expect(viaMcp?.run).toMatch(/^tool:/);

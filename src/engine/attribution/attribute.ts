@@ -1,6 +1,8 @@
 import type { EvidenceRecord } from '../../evidence/recording';
 import { isNonAnswer } from '../../text/answers';
-import type { AnswerData, AnswerDraft, Attribution, Citation, Claim, Confidence, RunRequest, Source } from '../types';
+import type { AnswerData, AnswerDraft, Attribution, Citation, Claim, Confidence, Source } from '../types';
+import { confidenceRank } from '../confidence';
+import type { RunOptions } from '../options';
 import { contextDocument } from './context-documents';
 import { labelsOf, recordDocument, type EvidenceDocument } from './documents';
 import { questionFocus, type QuestionFocus } from './question-focus';
@@ -140,19 +142,12 @@ export const I_DONT_KNOW = "I don't know";
 /** Whether an abstaining run says "I don't know": no verified source, or verified sources that all disagree. */
 export const shouldAbstain = (confidence: Confidence): boolean => confidence === 'none' || confidence === 'conflict';
 
-/**
- * The confidence levels from least to most backed: `options.abstainBelow: <level>` answers "I don't know" under it.
- * A conflict (verified sources that disagree) ranks under one verified source, so `abstainBelow: "one_source"` is
- * `abstain: true`.
- */
-export const CONFIDENCE_LEVELS = ['none', 'conflict', 'one_source', 'two_agree', 'all_agree'] as const satisfies readonly Confidence[];
+/** What an answer's abstention reads of the run's options. */
+export type AbstainOptions = Pick<RunOptions, 'abstain' | 'abstainBelow'>;
 
 /** The threshold `options.abstainBelow` sets, when the confidence falls under it. */
-const thresholdMissed = (confidence: Confidence, options: Record<string, unknown> | undefined): Confidence | undefined => {
-  const below = options?.abstainBelow;
-  const at = CONFIDENCE_LEVELS.indexOf(below as Confidence);
-  return at >= 0 && CONFIDENCE_LEVELS.indexOf(confidence) < at ? (below as Confidence) : undefined;
-};
+const thresholdMissed = (confidence: Confidence, below: Confidence | undefined): Confidence | undefined =>
+  below !== undefined && confidenceRank(confidence) < confidenceRank(below) ? below : undefined;
 
 /**
  * The answer as stored and served: the draft with its citations, confidence and agreement (its claims as `checked`
@@ -160,7 +155,7 @@ const thresholdMissed = (confidence: Confidence, options: Record<string, unknown
  * citation links to join `sources`; `options.abstain` turns an unverified answer into "I don't know", and
  * `options.abstainBelow` any answer under that confidence level (recorded as `abstainedBelow`).
  */
-export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, request: RunRequest, checked?: readonly CheckedClaim[]): AnswerData => {
+export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, options: AbstainOptions, checked?: readonly CheckedClaim[]): AnswerData => {
   const { claims, ...fields } = draft;
   const attribution = verdictOf(checked ?? checkClaims(claims ?? [], book), (key) => book.document(key), fields.answer);
   const sources = [...fields.sources];
@@ -168,7 +163,7 @@ export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, request: Ru
     if (!c.verified || !c.url || sources.some((s) => s.url === c.url)) continue;
     sources.push({ title: titleOf(c.url), url: c.url, kind: c.kind });
   }
-  const below = isNonAnswer(fields.answer) ? undefined : thresholdMissed(attribution.confidence, request.options);
-  const abstain = below !== undefined || (request.options?.abstain === true && shouldAbstain(attribution.confidence));
+  const below = isNonAnswer(fields.answer) ? undefined : thresholdMissed(attribution.confidence, options.abstainBelow);
+  const abstain = below !== undefined || (options.abstain && shouldAbstain(attribution.confidence));
   return { ...fields, ...(abstain ? { answer: I_DONT_KNOW } : {}), ...(below ? { abstainedBelow: below } : {}), sources, ...attribution };
 };

@@ -1,7 +1,8 @@
 import type { LLM } from '../../llm/types';
 import { pairHash, samePair, verdictBody, type VerdictBody } from '../../evidence/verdict-records';
 import { DATA_FENCE_RULE, fence } from '../../text/prompt-data';
-import type { AnswerDraft, RunRequest, StepEvent } from '../types';
+import type { RunOptions } from '../options';
+import type { AnswerDraft, StepEvent } from '../types';
 import type { StepAttribution } from './step-attribution';
 import prompt from './verify.txt';
 import { verifyVerdicts } from './verify-reply';
@@ -18,8 +19,8 @@ import { verifyVerdicts } from './verify-reply';
 /** How the run grades support: by structure only (default), or with a model's verdict on each pair. */
 export type SupportCheck = 'structure' | 'model';
 
-/** The one reading of `options.supportCheck` (its schema: src/runs/options-schema.ts). */
-export const supportCheckOf = (request: Pick<RunRequest, 'options'>): SupportCheck => (request.options?.supportCheck === 'model' ? 'model' : 'structure');
+/** The one reading of `options.supportCheck` (its schema: COMMON_OPTIONS in src/engine/options.ts). */
+export const supportCheckOf = (options: Partial<Pick<RunOptions, 'supportCheck'>>): SupportCheck => (options.supportCheck === 'model' ? 'model' : 'structure');
 
 /** Where verdicts are kept: the run's evidence recording, and in a replay the archive it reads. */
 export interface VerdictStore {
@@ -31,7 +32,7 @@ export interface VerdictStore {
 export interface SupportCheckParts {
   /** The question the run answers (a chat's standalone question). */
   question: string;
-  request: RunRequest;
+  options: Partial<Pick<RunOptions, 'supportCheck'>>;
   attribution: StepAttribution;
   llm: LLM;
   verdicts: VerdictStore;
@@ -104,7 +105,7 @@ const checkAnswer = async (draft: AnswerDraft, parts: SupportCheckParts): Promis
  * returns go before the answer in the step's trace.
  */
 export const checkSupport = async (events: readonly StepEvent[], parts: SupportCheckParts): Promise<StepEvent[]> => {
-  if (supportCheckOf(parts.request) !== 'model') return [];
+  if (supportCheckOf(parts.options) !== 'model') return [];
   const out: StepEvent[] = [];
   for (const e of events) if (e.type === 'answer') out.push(...(await checkAnswer(e.data, parts)));
   return out;

@@ -22,14 +22,19 @@ import { isTheAnswer, namedIn, withoutAnswer, type QuestionFocus } from './quest
 
 const QID = /(?<![A-Za-z0-9])Q\d{1,12}(?!\d)/g;
 
-/** A title names the subject: the question names the title, or the title holds a name the question states. */
-const titleAbout = (focus: QuestionFocus, title: string): boolean => {
-  const bare = normaliseText(title.replace(/\s*\([^)]*\)\s*$/, ''));
-  // A page about the answer itself is not about the question (any page on the answer names it).
-  if (focus.answer && isTheAnswer(bare, focus.answer)) return false;
-  if (namedIn(focus, title)) return true;
-  return focus.names.some((n) => ` ${bare} `.includes(` ${n} `));
-};
+/**
+ * A title names the subject: the question names the title, or the title holds a name the question states. A web page's
+ * title is read part by part (`Microsoft Office 2019 - Wikipedia`: the site's name is no part of the subject).
+ */
+const titleAbout = (focus: QuestionFocus, title: string): boolean =>
+  title.split(/\s[|\-–—·:]\s/).some((part) => {
+    const bare = normaliseText(part.replace(/\s*\([^)]*\)\s*$/, ''));
+    if (!bare) return false;
+    // A page about the answer itself is not about the question (any page on the answer names it).
+    if (focus.answer && isTheAnswer(bare, focus.answer)) return false;
+    if (namedIn(focus, part)) return true;
+    return focus.names.some((n) => ` ${bare} `.includes(` ${n} `));
+  });
 
 const holdsLinkedId = (focus: QuestionFocus, text: string): boolean => {
   if (!focus.ids.size) return false;

@@ -1,7 +1,9 @@
 import { isAnswerCorrect, type ScoreOptions } from '../score';
+import { CONFIDENCE_LEVELS } from '../../engine/confidence';
 import type { EvalItem, Gold, ItemScore, Prediction, ScoreResult } from '../types';
 
-export const AGREEMENT_ORDER = ['all_agree', 'two_agree', 'conflict', 'one_source', 'none'] as const;
+/** The confidence levels as the report lists them: most backed first (the engine's one order, reversed). */
+export const AGREEMENT_ORDER: readonly string[] = [...CONFIDENCE_LEVELS].reverse();
 export const SOURCE_ORDER = ['wikipedia', 'wikidata', 'parametric'] as const;
 
 export interface GroupStat {

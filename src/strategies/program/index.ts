@@ -15,7 +15,9 @@ import codePrompt from './prompts/code.txt';
 import refinePaperPrompt from './prompts/refine-paper.txt';
 import refinePrompt from './prompts/refine.txt';
 import { simplify } from './simplify';
-import { options, thought, type ProgramState } from './state';
+import { programOptions, type ProgramOptions } from './options';
+import { PROGRAM_RECIPES, type ProgramRecipe } from './recipes';
+import { thought, type ProgramState } from './state';
 
 export type { ProgramState } from './state';
 
@@ -44,11 +46,11 @@ const tableAnswer = (value: string, input: ProgramContext | undefined, read?: Cl
 const DESCRIBE_FIRST =
   'First describe your solution in a few sentences to make your plan clear, then write `function solve(table)` in one ```javascript code block.';
 
-const codeMessages = (table: SandboxTable, input: ProgramContext, question: string, examples: number, recipe: 'paper' | 'ours', variant: string) => {
+const codeMessages = (table: SandboxTable, input: ProgramContext, question: string, examples: number, recipe: ProgramRecipe, variant: string) => {
   const shots = programExamples(examples, variant);
   const listing = linearise(table, input.passages, input.images ?? {});
   return [
-    { role: 'system' as const, content: `${(recipe === 'paper' ? codePaperPrompt : codePrompt).trim()}\n\n${DATA_FENCE_RULE}` },
+    { role: 'system' as const, content: `${(recipe.publishedCodePrompt ? codePaperPrompt : codePrompt).trim()}\n\n${DATA_FENCE_RULE}` },
     {
       role: 'user' as const,
       content: [
@@ -56,19 +58,20 @@ const codeMessages = (table: SandboxTable, input: ProgramContext, question: stri
         // The table and its passages come from the caller: fenced as data. The question keeps the examples' one-line
         // form, which nothing in it can break out of.
         `Now the real task.\n${fence('TABLE', listing)}\nQuestion: ${oneLine(question)}`,
-        recipe === 'paper' ? `\n${DESCRIBE_FIRST}` : '',
+        recipe.publishedCodePrompt ? `\n${DESCRIBE_FIRST}` : '',
       ].join('\n'),
     },
   ];
 };
 
 /** Step (b) and (d): one model call that yields a `solve` program. */
-const writeProgram = async (state: ProgramState, ctx: RunContext, input: ProgramContext, refine: boolean) => {
+const writeProgram = async (state: ProgramState, ctx: RunContext<ProgramOptions>, input: ProgramContext, refine: boolean) => {
   const table = toSandboxTable(input);
-  const { recipe, examples } = options(ctx);
+  const examples = ctx.options.fewshot;
+  const recipe = PROGRAM_RECIPES[ctx.options.recipe];
   const messages = !refine
     ? codeMessages(table, input, state.question, examples, recipe, ctx.request.variant)
-    : recipe === 'paper'
+    : recipe.refineInConversation
       ? // The paper continues the conversation: its code prompt, the program it wrote, then what went wrong.
         [
           ...codeMessages(table, input, state.question, examples, recipe, ctx.request.variant),
@@ -100,7 +103,7 @@ const writeProgram = async (state: ProgramState, ctx: RunContext, input: Program
 };
 
 /** Step (c): one sandbox attempt, streamed as action + observation. */
-const runAttempt = async (state: ProgramState, ctx: RunContext, input: ProgramContext) => {
+const runAttempt = async (state: ProgramState, ctx: RunContext<ProgramOptions>, input: ProgramContext) => {
   const code = state.code ?? '';
   const started = Date.now();
   const tracked = await runProgram({
@@ -150,7 +153,7 @@ const judge = (result: RunProgramResult): { ok: boolean; answer?: string; error?
 /** After an attempt: answer, refine, or give up with what there is. */
 const finishAttempt = (
   state: ProgramState,
-  ctx: RunContext,
+  ctx: RunContext<ProgramOptions>,
   input: ProgramContext,
   outcome: { ok: boolean; answer?: string; error?: string; read?: ClaimReads },
   events: StepEvent[],
@@ -164,7 +167,7 @@ const finishAttempt = (
     };
   }
   const failure = (outcome.error ?? 'no answer').slice(0, MAX_FAILURE_CHARS);
-  if (state.rounds < options(ctx).refineRounds) {
+  if (state.rounds < ctx.options.refineRounds) {
     return {
       state: { ...state, attempts, failure, phase: 'refine' as const },
       events: [...events, thought(`The attempt gave no usable answer (${failure.split('\n')[0]}); asking for a corrected program.`)],
@@ -191,8 +194,9 @@ const finishAttempt = (
  * and repair it from its error up to `options.refineRounds` times (2; 1 under `options.recipe: "paper"`). One model call or one sandbox
  * attempt per step.
  */
-export const programStrategy: Strategy<ProgramState> = {
+export const programStrategy: Strategy<ProgramState, ProgramOptions> = {
   mode: 'program',
+  options: programOptions,
   description: 'Writes a JavaScript program over the given table (extract_info/check helpers), runs it in a sandbox, refines it on failure.',
   checkContext(context) {
     const parsed = parseProgramContext(context);
@@ -202,7 +206,7 @@ export const programStrategy: Strategy<ProgramState> = {
     const parsed = parseProgramContext(ctx.request.context);
     const base = { question: ctx.request.question, rounds: 0, attempts: [] };
     if (!parsed.ok) return { ...base, phase: 'invalid', invalid: parsed.message };
-    return { ...base, phase: options(ctx).simplify ? 'simplify' : 'generate' };
+    return { ...base, phase: ctx.options.simplify ? 'simplify' : 'generate' };
   },
   async step(state, ctx) {
     if (state.phase === 'invalid') {
