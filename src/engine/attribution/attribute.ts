@@ -139,7 +139,7 @@ const titleOf = (url: string): string => {
 
 export const I_DONT_KNOW = "I don't know";
 
-/** Whether an abstaining run says "I don't know": no verified source, or verified sources that all disagree. */
+/** Whether an abstaining run says "I don't know": no supported source, or supported sources that all disagree. */
 export const shouldAbstain = (confidence: Confidence): boolean => confidence === 'none' || confidence === 'conflict';
 
 /** What an answer's abstention reads of the run's options. */
@@ -152,7 +152,7 @@ const thresholdMissed = (confidence: Confidence, below: Confidence | undefined):
 /**
  * The answer as stored and served: the draft with its citations, confidence and agreement (its claims as `checked`
  * when they were already cited against the same evidence); the pages a verified
- * citation links to join `sources`; `options.abstain` turns an unverified answer into "I don't know", and
+ * citation links to join `sources`; `options.abstain` turns an unsupported answer into "I don't know", and
  * `options.abstainBelow` any answer under that confidence level (recorded as `abstainedBelow`).
  */
 export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, options: AbstainOptions, checked?: readonly CheckedClaim[]): AnswerData => {
