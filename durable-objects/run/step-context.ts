@@ -97,6 +97,6 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
   });
   const timed = (m: RunMeta): RunMeta => (m.firstAnswerAt === undefined && firstAnswerAt !== undefined ? { ...m, firstAnswerAt } : m);
   const check = (events: readonly StepEvent[]) =>
-    checkSupport(events, { question: ctx.request.question, options: setup.options, attribution, llm: ctx.llm, verdicts: services.verdicts(), note, signal });
+    checkSupport(events, { question: ctx.request.question, options: setup.options, attribution, ctx, verdicts: services.verdicts(), note, signal });
   return { ctx, usage, attribution, notes, trace, timed, checkSupport: check };
 };

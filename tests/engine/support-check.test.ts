@@ -3,6 +3,7 @@ import { exports } from 'cloudflare:workers';
 import { verifyVerdicts } from '../../src/engine/attribution/verify-reply';
 import { installScript } from '../../src/llm/scripted';
 import { CHICAGO_QUESTION, chicagoAgentScript } from '../hqa/fixtures';
+import { fence, marathonContext } from '../program/fixture';
 import { get, post } from './helpers';
 
 // Issue 40: options.supportCheck "model" asks a model (purpose verify) to judge each citation's answer–quote pair,
@@ -89,6 +90,25 @@ describe('options.supportCheck: "model"', () => {
       expect(run.citations).toEqual(structural.citations);
       expect(verifyStep(run)).toMatchObject({ error: true, output: expect.stringMatching(/^the verify reply was not in the expected form; the citations keep their structural grade\n1\. no verdict/) });
     }
+  });
+
+  it('is a structured step: under the native protocol the reply schema goes with the verify call', async () => {
+    const program = 'function solve(table) {\n  return table.rows.find((r) => r[\'Winner\'].text === \'Kari Vold\')[\'Time\'].text;\n}';
+    const llm = installScript({ code: [fence(program)], verify: [verdicts('mentions', 1)] });
+    const res = await post('/v1/answer', {
+      question: 'What was the winning time of Kari Vold?',
+      variant: 'hybridqa',
+      mode: 'program',
+      context: marathonContext,
+      options: { simplify: false, supportCheck: 'model', toolProtocol: 'native' },
+    });
+    const run = await res.json<any>();
+    const [call] = llm.requests.filter((r) => r.purpose === 'verify');
+    expect(call.responseFormat).toMatchObject({ name: 'support_verdicts' });
+    expect(JSON.stringify(call.responseFormat!.schema)).toContain('"supports"');
+    // The program read the cell, so the structure says supports; the model's verdict says otherwise, and wins.
+    expect(run).toMatchObject({ status: 'succeeded', answer: '2:21:10', confidence: 'none' });
+    expect(run.citations.find((c: any) => c.verified)).toMatchObject({ support: 'mentions', supportBy: 'model' });
   });
 
   it('refuses a supportCheck it does not know before a run starts', async () => {

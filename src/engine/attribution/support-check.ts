@@ -1,15 +1,16 @@
-import type { LLM } from '../../llm/types';
 import { pairHash, samePair, verdictBody, type VerdictBody } from '../../evidence/verdict-records';
 import { DATA_FENCE_RULE, fence } from '../../text/prompt-data';
 import type { RunOptions } from '../options';
-import type { AnswerDraft, StepEvent } from '../types';
+import { structuredCall } from '../structured-step';
+import type { AnswerDraft, RunContext, StepEvent } from '../types';
 import type { StepAttribution } from './step-attribution';
 import prompt from './verify.txt';
-import { verifyVerdicts } from './verify-reply';
+import { VERIFY_SPEC, verdictsOf } from './verify-reply';
 
 /**
  * `options.supportCheck: "model"`: before an answer is stored, one model call (purpose `verify`) judges each verified
- * citation's answer–quote pair that no verdict covers yet, all pairs of the answer in one fenced prompt. Each verdict
+ * citation's answer–quote pair that no verdict covers yet, all pairs of the answer in one fenced prompt (a structured
+ * step: under the native protocol the reply's JSON Schema goes with it). Each verdict
  * is recorded with the run's evidence under the pair's SHA-256 (src/evidence/verdict-records.ts), so the same pair is
  * never asked twice in a run, the attribution reads it there (it replaces the structural grade), and a replay of the
  * run's archive finds it without the model. A reply not in the expected form, or a call that fails, records nothing:
@@ -34,7 +35,8 @@ export interface SupportCheckParts {
   question: string;
   options: Partial<Pick<RunOptions, 'supportCheck'>>;
   attribution: StepAttribution;
-  llm: LLM;
+  /** The step's context: its metered model, and the protocol its purposes are spoken in (a reply schema under native). */
+  ctx: RunContext;
   verdicts: VerdictStore;
   /** A sentence for the step's trace. */
   note: (text: string) => void;
@@ -86,15 +88,14 @@ const checkAnswer = async (draft: AnswerDraft, parts: SupportCheckParts): Promis
   const started = Date.now();
   const hashes = await Promise.all(pairs.map((p) => pairHash(parts.question, p.answer, p.quote)));
   if (parts.verdicts.replayed) return fromArchive(parts, pairs, hashes, started);
-  let reply: string;
+  let verdicts: Map<number, 'supports' | 'mentions'> | undefined;
   try {
-    const result = await parts.llm.chat({ purpose: 'verify', messages: messages(parts.question, pairs), maxTokens: 32 + 24 * pairs.length, temperature: 0 });
-    reply = result.text;
+    const request = { purpose: 'verify' as const, messages: messages(parts.question, pairs), maxTokens: 32 + 24 * pairs.length, temperature: 0 };
+    verdicts = verdictsOf((await structuredCall(parts.ctx, request, VERIFY_SPEC)).value, pairs.length);
   } catch (err) {
     if (parts.signal?.aborted) throw err;
     return traced(pairs, new Map(), started, `the verify call failed (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); the citations keep their structural grade`);
   }
-  const verdicts = verifyVerdicts(reply, pairs.length);
   if (!verdicts) return traced(pairs, new Map(), started, 'the verify reply was not in the expected form; the citations keep their structural grade');
   for (const [n, support] of verdicts) await parts.verdicts.record(hashes[n - 1], { support, question: parts.question, ...pairs[n - 1] });
   return traced(pairs, verdicts, started);
