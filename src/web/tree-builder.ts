@@ -1,4 +1,5 @@
-import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
+import type { Tokenizer, TokenizerCallbacks } from 'htmlparser2';
+import { FastTokenizer } from './fast-tokenizer';
 
 /**
  * Element events for a page, built on htmlparser2's tokenizer with htmlparser2's own HTML rules (implied end
@@ -139,7 +140,7 @@ class TreeBuilder implements TokenizerCallbacks {
     private readonly handler: TreeHandler,
     private readonly limits: TreeLimits,
   ) {
-    this.tokenizer = new Tokenizer({ decodeEntities: true }, this);
+    this.tokenizer = new FastTokenizer({ decodeEntities: true }, this);
   }
 
   /** Tokenizes html[from, to). */
