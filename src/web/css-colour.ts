@@ -128,8 +128,9 @@ const luminance = (c: Rgba) => 0.2126 * linear(c.r) + 0.7152 * linear(c.g) + 0.0
 
 /** WCAG's contrast ratio of two opaque colours: 1 (the same) to 21 (black on white). */
 export const contrast = (a: Rgba, b: Rgba): number => {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-  return (hi + 0.05) / (lo + 0.05);
+  const la = luminance(a);
+  const lb = luminance(b);
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
 };
 
 export const WHITE: Rgba = { r: 255, g: 255, b: 255, a: 1 };

@@ -70,45 +70,56 @@ const paintDeclarations = (body: string): Map<string, string> | undefined => {
   return out;
 };
 
+/** The hiding rules and the paint rules filed under one part, each list capped apart. */
+interface Filing {
+  hiding?: Rule[];
+  painting?: Rule[];
+}
+/** Rules filed by the kind and name of one part of their subject. */
+type Filed = Record<Part['kind'], Map<string, Filing>>;
+
 /**
  * The rules read so far, each filed under one part of its subject (its first class, else its id, else an attribute
  * name, else its tag), the selectors some rule displays again, which cancel the hiding, and the selectors a nested
  * rule paints, which cancel the colours of the others.
  */
-/** Rules filed by the kind and name of one part of their subject. */
-type Filed = Record<Part['kind'], Map<string, Rule[]>>;
-const filed = (): Filed => ({ class: new Map(), id: new Map(), attr: new Map(), tag: new Map(), any: new Map() });
-const isEmpty = (f: Filed) => !f.class.size && !f.id.size && !f.attr.size && !f.tag.size && !f.any.size;
-
 const ruleIndex = () => {
-  // Hiding rules and paint rules are filed and capped apart, so a page's many colour rules never crowd out a hiding one.
-  const hiding = filed();
-  const painting = filed();
+  // Hiding rules and paint rules are capped apart, so a page's many colour rules never crowd out a hiding one.
+  const index: Filed = { class: new Map(), id: new Map(), attr: new Map(), tag: new Map(), any: new Map() };
+  const filedAny = { hiding: false, painting: false };
   const shown = new Set<string>();
   const repainted = new Set<string>();
   const counts = { hiding: 0, painting: 0, order: 0 };
-  const file = (index: Filed, rule: Rule) => {
-    const { kind, name } = rule.part;
-    const list = index[kind].get(name) ?? [];
+  const file = (kind: keyof Filing, rule: Rule) => {
+    const byName = index[rule.part.kind];
+    let filing = byName.get(rule.part.name);
+    const list = filing?.[kind] ?? [];
     if (list.length >= MAX_RULES_PER_PART) return;
     list.push(rule);
-    index[kind].set(name, list);
+    if (!filing) byName.set(rule.part.name, (filing = {}));
+    filing[kind] = list;
+    filedAny[kind] = true;
   };
-  /** The lists of rules filed under the element's parts (its classes, id, attributes, tag, and `*`), into `out`. */
-  const candidates = (index: Filed, el: ElementInfo, out: Rule[][]): Rule[][] => {
-    out.length = 0;
-    let list: Rule[] | undefined;
-    if (index.class.size) for (const c of el.classes) if ((list = index.class.get(c))) out.push(list);
-    if (el.id && index.id.size && (list = index.id.get(el.id.toLowerCase()))) out.push(list);
+  const hidingLists: Rule[][] = [];
+  const paintingLists: Rule[][] = [];
+  const take = (filing: Filing | undefined) => {
+    if (!filing) return;
+    if (filing.hiding) hidingLists.push(filing.hiding);
+    if (filing.painting) paintingLists.push(filing.painting);
+  };
+  /** The rules filed under the element's parts (its classes, id, attributes, tag, and `*`), into the two lists. */
+  const candidates = (el: ElementInfo) => {
+    hidingLists.length = 0;
+    paintingLists.length = 0;
+    if (index.class.size) for (const c of el.classes) take(index.class.get(c));
+    if (el.id && index.id.size) take(index.id.get(el.id.toLowerCase()));
     if (index.attr.size) {
       let attributes = 0;
-      for (const name in el.attribs) if (attributes++ < MAX_ATTRIBUTE_PARTS && (list = index.attr.get(name))) out.push(list);
+      for (const name in el.attribs) if (attributes++ < MAX_ATTRIBUTE_PARTS) take(index.attr.get(name));
     }
-    if ((list = index.tag.get(el.tag))) out.push(list);
-    if ((list = index.any.get('*'))) out.push(list);
-    return out;
+    take(index.tag.get(el.tag));
+    take(index.any.get('*'));
   };
-  const lists: Rule[][] = [];
   return {
     /** One `prelude { body }`; `nested` when it sits inside an at-rule block. */
     add(prelude: string, body: string, nested: boolean) {
@@ -130,23 +141,25 @@ const ruleIndex = () => {
         if (paint && nested) repainted.add(key);
         if (nested) continue;
         const part = selectorPart(key);
-        if (hides && counts.hiding < MAX_RULES) (counts.hiding++, file(hiding, { key, part, order, hides: true }));
-        if (paint && counts.painting < MAX_RULES) (counts.painting++, file(painting, { key, part, order, hides: false, paint }));
+        if (hides && counts.hiding < MAX_RULES) (counts.hiding++, file('hiding', { key, part, order, hides: true }));
+        if (paint && counts.painting < MAX_RULES) (counts.painting++, file('painting', { key, part, order, hides: false, paint }));
       }
     },
     style(el: ElementInfo, ancestors: Ancestry, budget: MatchBudget): SheetStyle {
-      if (!isEmpty(hiding)) {
-        for (const list of candidates(hiding, el, lists)) {
+      if (!filedAny.hiding && !filedAny.painting) return NOTHING;
+      candidates(el);
+      if (filedAny.hiding) {
+        for (const list of hidingLists) {
           for (const rule of list) {
             const selector = parsed(rule);
             if (selector && !shown.has(rule.key) && matches(selector, el, ancestors, budget)) return HIDDEN;
           }
         }
       }
-      if (isEmpty(painting)) return NOTHING;
+      if (!filedAny.painting) return NOTHING;
       let won: Map<string, string> | undefined;
       let ranks: Map<string, number> | undefined;
-      for (const list of candidates(painting, el, lists)) {
+      for (const list of paintingLists) {
         for (const rule of list) {
           const selector = repainted.has(rule.key) ? null : parsed(rule);
           if (!selector || !matches(selector, el, ancestors, budget)) continue;

@@ -38,6 +38,7 @@ const colourOf = (value: string, parent: Rgba | undefined): Rgba | undefined => 
 
 /** The background an element declares, painted over its parent's; undefined = unknown. */
 const backgroundOf = (d: ReadonlyMap<string, string>, bgcolor: string | undefined, parent: Rgba | undefined): Rgba | undefined => {
+  if (d.size === 0 && bgcolor === undefined) return parent;
   if (/\btext\b/.test(`${d.get('background-clip') ?? ''} ${d.get('-webkit-background-clip') ?? ''}`)) return undefined;
   const image = d.get('background-image');
   const shorthand = d.get('background');
@@ -67,8 +68,14 @@ export const paintOf = (parent: Paint, name: string, attribs: Record<string, str
   return { color, background, opacity: Number.isNaN(opacity) ? parent.opacity : parent.opacity * opacity, blends: blendsIn(color, background) };
 };
 
+// The last pair judged: a page's links and inherited colours ask about the same two colours again and again.
+let judged: { color?: Rgba; background?: Rgba; blends: boolean } = { blends: false };
+
 /** Whether text of this colour reads as its background. */
 const blendsIn = (color: Rgba | undefined, background: Rgba | undefined): boolean => {
   if (!color || !background) return false;
-  return contrast(color.a >= 1 ? color : over(color, background), background) < MIN_CONTRAST;
+  if (judged.color === color && judged.background === background) return judged.blends;
+  const blends = contrast(color.a >= 1 ? color : over(color, background), background) < MIN_CONTRAST;
+  judged = { color, background, blends };
+  return blends;
 };

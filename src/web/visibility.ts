@@ -50,6 +50,24 @@ const NO_CLASSES: string[] = [];
 const classesOf = (attribs: Record<string, string>): string[] =>
   attribs.class ? attribs.class.toLowerCase().split(/\s+/).filter(Boolean).slice(0, MAX_CLASSES) : NO_CLASSES;
 
+/** Distinct class attributes remembered per page: a page repeats a few (3,425 on the 25 CRAG pages, for 16,481). */
+const MAX_CACHED_CLASS_LISTS = 4096;
+
+/** `classesOf`, each distinct value split once per page; the lists are shared, so read-only. */
+const classLists = () => {
+  const lists = new Map<string, string[]>();
+  return (attribs: Record<string, string>): string[] => {
+    const value = attribs.class;
+    if (!value) return NO_CLASSES;
+    let classes = lists.get(value);
+    if (!classes) {
+      classes = classesOf(attribs);
+      if (lists.size < MAX_CACHED_CLASS_LISTS) lists.set(value, classes);
+    }
+    return classes;
+  };
+};
+
 /**
  * Why an element (and everything in it) is not seen; undefined when it is. `byStylesheet`: a rule of the page's own
  * `<style>` hides it (hiding-sheet.ts).
@@ -81,6 +99,7 @@ export const skippedSubtrees = (rule: SkipRule = hiddenReason) => {
   const budget = matchBudget();
   const ancestors = ancestry();
   const paints: Paint[] = [PAGE_PAINT];
+  const classesOfElement = classLists();
   let depth = 0;
   let reason: string | undefined;
   let inStyle = false;
@@ -94,7 +113,7 @@ export const skippedSubtrees = (rule: SkipRule = hiddenReason) => {
         depth++;
         return true;
       }
-      const el: ElementInfo = { tag: name, id: attribs.id, classes: classesOf(attribs), attribs };
+      const el: ElementInfo = { tag: name, id: attribs.id, classes: classesOfElement(attribs), attribs };
       const fromSheet = sheet.style(el, ancestors, budget);
       reason = rule(name, attribs, fromSheet.hides, el.classes);
       const paint = reason ? undefined : paintOf(paints[paints.length - 1], name, attribs, fromSheet.paint);
