@@ -1,13 +1,13 @@
 import { Tokenizer } from 'htmlparser2';
 
 /**
- * htmlparser2's tokenizer, stepping over plain runs of text and quoted attribute values in one tight loop. With
- * entities decoded it otherwise visits every character through its state switch (a third of a page's processing
- * time); in those states only `<`, `&` or the closing quote can change anything, so moving straight to the next one
- * emits the same events at the same offsets. Its own skip inside scripts, styles and comments (`fastForwardTo`)
- * becomes a string search. It reads three private fields of htmlparser2 10.1 (pinned in package.json); should a
- * release rename them, `FAST_STATES` is false (tests/web/page.test.ts says so) and the tokenizer is htmlparser2's
- * own, unchanged.
+ * htmlparser2's tokenizer, stepping over runs of characters that change nothing in one tight loop. With entities
+ * decoded it otherwise visits every character of text, attribute values and names through its state switch (a third
+ * of a page's processing time); in those states only a few characters act (`<` and `&` in text, the closing quote and
+ * `&` in a quoted value, the end of a name), so moving straight to the next one emits the same events at the same
+ * offsets. Its own skip inside scripts, styles and comments (`fastForwardTo`) becomes a string search. It reads three
+ * private fields of htmlparser2 10.1 (pinned in package.json); should a release rename them, `FAST_STATES` is false
+ * (tests/web/page.test.ts says so) and the tokenizer is htmlparser2's own, unchanged.
  */
 
 /** The tokenizer's private reading position: `index` counts from the first write, `buffer` holds the current one. */
@@ -19,21 +19,36 @@ interface Position {
 type State = (this: Position, c: number) => void;
 type Search = (this: Position, c: number) => boolean;
 
-const LT = 0x3c;
-const AMP = 0x26;
-const DOUBLE_QUOTE = 0x22;
-const SINGLE_QUOTE = 0x27;
+/** The characters each state acts on, one bit per state; every character from 128 up is plain in all of them. */
+const TEXT = 1;
+const DOUBLE_QUOTED = 2;
+const SINGLE_QUOTED = 4;
+const TAG_NAME = 8;
+const ATTRIBUTE_NAME = 16;
+const CLOSING_TAG_NAME = 32;
+const ACTS = new Uint8Array(128);
+const acts = (chars: string, states: number) => {
+  for (const ch of chars) ACTS[ch.charCodeAt(0)] |= states;
+};
+// htmlparser2's isWhitespace: space, \n, \t, \f, \r.
+const WHITESPACE = ' \n\t\f\r';
+acts('<&', TEXT);
+acts('"&', DOUBLE_QUOTED);
+acts("'&", SINGLE_QUOTED);
+acts(`${WHITESPACE}/>`, TAG_NAME | ATTRIBUTE_NAME);
+acts('=', ATTRIBUTE_NAME);
+acts(`${WHITESPACE}>`, CLOSING_TAG_NAME);
 
 /**
- * Puts `index` just before the next `a` or `b` of the buffer (or its last character): the tokenizer's loop steps
- * onto it next, as `fastForwardTo` does.
+ * Puts `index` just before the next character the state acts on (or on the buffer's last character): the tokenizer's
+ * loop steps onto it next, as `fastForwardTo` does.
  */
-const skipTo = (t: Position, a: number, b: number) => {
+const skip = (t: Position, state: number) => {
   const { buffer } = t;
   let i = t.index - t.offset + 1;
   while (i < buffer.length) {
     const c = buffer.charCodeAt(i);
-    if (c === a || c === b) break;
+    if (c < 128 && (ACTS[c] & state) !== 0) break;
     i++;
   }
   t.index = i + t.offset - 1;
@@ -42,25 +57,33 @@ const skipTo = (t: Position, a: number, b: number) => {
 export class FastTokenizer extends Tokenizer {}
 
 const original = Tokenizer.prototype as unknown as Record<string, State | undefined>;
-const fast = FastTokenizer.prototype as unknown as Record<string, State>;
+const fast = FastTokenizer.prototype as unknown as Record<string, State | Search>;
 const search = Tokenizer.prototype as unknown as Record<string, Search | undefined>;
 const probe = new Tokenizer({}, {} as never) as unknown as Partial<Position>;
 
+/** htmlparser2's states stepped over, by method name. */
+const SKIPPED_STATES: Array<[string, number]> = [
+  ['stateText', TEXT],
+  ['stateInAttributeValueDoubleQuotes', DOUBLE_QUOTED],
+  ['stateInAttributeValueSingleQuotes', SINGLE_QUOTED],
+  ['stateInTagName', TAG_NAME],
+  ['stateInAttributeName', ATTRIBUTE_NAME],
+  ['stateInClosingTagName', CLOSING_TAG_NAME],
+];
+
 /** Whether this htmlparser2 has the states and fields the fast path stands on. */
 export const FAST_STATES =
-  typeof original.stateText === 'function' &&
-  typeof original.stateInAttributeValueDoubleQuotes === 'function' &&
-  typeof original.stateInAttributeValueSingleQuotes === 'function' &&
+  SKIPPED_STATES.every(([name]) => typeof original[name] === 'function') &&
   typeof search.fastForwardTo === 'function' &&
   typeof probe.buffer === 'string' &&
   typeof probe.index === 'number' &&
   typeof probe.offset === 'number';
 
-/** A state that acts on `a` and `b` only: the character is handed to it, and any other starts a skip. */
-const skipping = (state: State, a: number, b: number): State =>
+/** A state that acts on a few characters only: those are handed to it, and any other starts a skip. */
+const skipping = (state: State, bit: number): State =>
   function (this: Position, c: number) {
-    if (c === a || c === b) state.call(this, c);
-    else skipTo(this, a, b);
+    if (c < 128 && (ACTS[c] & bit) !== 0) state.call(this, c);
+    else skip(this, bit);
   };
 
 /**
@@ -74,8 +97,6 @@ function forwardTo(this: Position, c: number): boolean {
 }
 
 if (FAST_STATES) {
-  (FastTokenizer.prototype as unknown as Record<string, Search>).fastForwardTo = forwardTo;
-  fast.stateText = skipping(original.stateText!, LT, AMP);
-  fast.stateInAttributeValueDoubleQuotes = skipping(original.stateInAttributeValueDoubleQuotes!, DOUBLE_QUOTE, AMP);
-  fast.stateInAttributeValueSingleQuotes = skipping(original.stateInAttributeValueSingleQuotes!, SINGLE_QUOTE, AMP);
+  fast.fastForwardTo = forwardTo;
+  for (const [name, bit] of SKIPPED_STATES) fast[name] = skipping(original[name]!, bit);
 }
