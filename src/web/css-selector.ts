@@ -187,7 +187,8 @@ const partOfCompound = (text: string): Part => {
 };
 
 /** The part a selector (as its key) is filed under: that of its last compound. */
-export const selectorPart = (key: string): Part => partOfCompound(key.split(/[ >](?![^[]*\])/).pop() ?? '');
+export const selectorPart = (key: string): Part =>
+  partOfCompound(key.includes(']') ? (key.split(/[ >](?![^[]*\])/).pop() ?? '') : key.slice(Math.max(key.lastIndexOf(' '), key.lastIndexOf('>')) + 1));
 
 /** A selector as written, lower-case with its spaces collapsed: two rules name the same selector when their keys are equal. */
 export const selectorKey = (selector: string): string => {

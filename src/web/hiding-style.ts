@@ -21,17 +21,28 @@ const SEEN_PROPERTIES = new Set([
 /** Below this opacity text is drawn too faint to read (`opacity: 0.01`). */
 export const MIN_OPACITY = 0.1;
 
-/** `a: b; c: d !important` → {a: 'b', c: 'd'}, lower-cased; the last of a property wins, as in CSS. */
+/** The shortest and longest of SEEN_PROPERTIES (`top`, `-webkit-background-clip`). */
+const SEEN_LENGTHS = [3, 23];
+
+/**
+ * `a: b; c: d !important` → {a: 'b', c: 'd'}, lower-cased; the last of a property wins, as in CSS. Only the first
+ * MAX_DECLARATIONS pieces between semicolons are read.
+ */
 export const declarations = (css: string): Map<string, string> => {
   const out = new Map<string, string>();
-  for (const part of css.split(';', MAX_DECLARATIONS)) {
-    const colon = part.indexOf(':');
-    if (colon <= 0) continue;
-    const name = part.slice(0, colon).trim().toLowerCase();
-    // Only what decides whether text is seen is read further (a page's fonts and margins are most of its CSS).
-    if (!SEEN_PROPERTIES.has(name)) continue;
-    const value = part.slice(colon + 1).replace(/!\s*important/i, '').trim().toLowerCase();
-    out.set(name, value);
+  let start = 0;
+  for (let piece = 0; piece < MAX_DECLARATIONS && start <= css.length; piece++) {
+    let end = css.indexOf(';', start);
+    if (end < 0) end = css.length;
+    const colon = css.indexOf(':', start);
+    if (colon > start && colon < end) {
+      const raw = css.slice(start, colon).trim();
+      // Only what decides whether text is seen is read further (a page's fonts and margins are most of its CSS).
+      // Lower-casing keeps a name's length unless it holds U+0130, which no seen property does.
+      const name = raw.length >= SEEN_LENGTHS[0] && raw.length <= SEEN_LENGTHS[1] ? raw.toLowerCase() : '';
+      if (SEEN_PROPERTIES.has(name)) out.set(name, css.slice(colon + 1, end).replace(/!\s*important/i, '').trim().toLowerCase());
+    }
+    start = end + 1;
   }
   return out;
 };
