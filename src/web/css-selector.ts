@@ -58,30 +58,44 @@ export interface Ancestry {
   has(part: Part): boolean;
 }
 
-const bump = (counts: Map<string, number>, key: string, by: number) => counts.set(key, (counts.get(key) ?? 0) + by);
+type Counted = 'class' | 'id' | 'tag';
+
+/** How many times an element names this class (`class="a a"` twice), lower-case id or tag. */
+const timesKnownBy = (el: ElementInfo, kind: Counted, name: string): number => {
+  if (kind === 'tag') return el.tag === name ? 1 : 0;
+  if (kind === 'id') return el.id?.toLowerCase() === name ? 1 : 0;
+  let n = 0;
+  for (const c of el.classes) if (c === name) n++;
+  return n;
+};
 
 /**
- * An ancestry kept up to date as elements open and close. Its counts are only kept once a selector with ancestors
- * asks (most pages have none), built then from the elements open at that moment.
+ * An ancestry kept up to date as elements open and close. It counts only the parts some selector has asked about
+ * (most pages ask about none), each counted from the elements open when it is first asked about.
  */
 export const ancestry = () => {
   const list: ElementInfo[] = [];
-  let counts: { class: Map<string, number>; id: Map<string, number>; tag: Map<string, number> } | undefined;
+  const counts: Record<Counted, Map<string, number>> = { class: new Map(), id: new Map(), tag: new Map() };
+  const bump = (counted: Map<string, number>, key: string, by: number) => {
+    const n = counted.get(key);
+    if (n !== undefined) counted.set(key, n + by);
+  };
   const count = (el: ElementInfo, by: number) => {
-    if (!counts) return;
-    bump(counts.tag, el.tag, by);
-    if (el.id) bump(counts.id, el.id.toLowerCase(), by);
-    for (const c of el.classes) bump(counts.class, c, by);
+    if (counts.tag.size) bump(counts.tag, el.tag, by);
+    if (el.id && counts.id.size) bump(counts.id, el.id.toLowerCase(), by);
+    if (counts.class.size) for (const c of el.classes) bump(counts.class, c, by);
   };
   return {
     list,
     has(part: Part): boolean {
       if (part.kind === 'any' || part.kind === 'attr') return true;
-      if (!counts) {
-        counts = { class: new Map(), id: new Map(), tag: new Map() };
-        for (const el of list) count(el, 1);
+      let n = counts[part.kind].get(part.name);
+      if (n === undefined) {
+        n = 0;
+        for (const el of list) n += timesKnownBy(el, part.kind, part.name);
+        counts[part.kind].set(part.name, n);
       }
-      return (counts[part.kind].get(part.name) ?? 0) > 0;
+      return n > 0;
     },
     push(el: ElementInfo) {
       list.push(el);
