@@ -63,10 +63,17 @@ const HIDDEN: SheetStyle = { hides: true };
 
 const PAINT_DECLARATION = /(?:^|[;\s])(color|background(?:-color|-image|-clip)?|-webkit-background-clip|opacity)\s*:\s*([^;]*)/gi;
 
-/** The paint declarations of a rule's body, read with one pattern (most of a page's CSS is fonts and margins). */
+/**
+ * The paint declarations of a rule's body, read with one pattern (most of a page's CSS is fonts and margins). An exec
+ * loop rather than matchAll, which copies the pattern on every call; each match takes a property name, so the loop
+ * always moves on.
+ */
 const paintDeclarations = (body: string): Map<string, string> | undefined => {
   let out: Map<string, string> | undefined;
-  for (const m of body.matchAll(PAINT_DECLARATION)) (out ??= new Map()).set(m[1].toLowerCase(), m[2].replace(/!\s*important/i, '').trim().toLowerCase());
+  PAINT_DECLARATION.lastIndex = 0;
+  for (let m = PAINT_DECLARATION.exec(body); m; m = PAINT_DECLARATION.exec(body)) {
+    (out ??= new Map()).set(m[1].toLowerCase(), m[2].replace(/!\s*important/i, '').trim().toLowerCase());
+  }
   return out;
 };
 
