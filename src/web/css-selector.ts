@@ -89,11 +89,12 @@ export const ancestry = () => {
     list,
     has(part: Part): boolean {
       if (part.kind === 'any' || part.kind === 'attr') return true;
-      let n = counts[part.kind].get(part.name);
+      const counted = part.kind === 'class' ? counts.class : part.kind === 'id' ? counts.id : counts.tag;
+      let n = counted.get(part.name);
       if (n === undefined) {
         n = 0;
         for (const el of list) n += timesKnownBy(el, part.kind, part.name);
-        counts[part.kind].set(part.name, n);
+        counted.set(part.name, n);
       }
       return n > 0;
     },
@@ -265,11 +266,12 @@ const attributeHolds = (t: AttributeTest, attribs: Record<string, string>): bool
   }
 };
 
-const compoundHolds = (c: Compound, el: ElementInfo): boolean =>
-  (!c.tag || c.tag === el.tag) &&
-  (!c.id || c.id === el.id?.toLowerCase()) &&
-  c.classes.every((x) => el.classes.includes(x)) &&
-  c.attributes.every((t) => attributeHolds(t, el.attribs));
+const compoundHolds = (c: Compound, el: ElementInfo): boolean => {
+  if ((c.tag && c.tag !== el.tag) || (c.id && c.id !== el.id?.toLowerCase())) return false;
+  for (const x of c.classes) if (!el.classes.includes(x)) return false;
+  for (const t of c.attributes) if (!attributeHolds(t, el.attribs)) return false;
+  return true;
+};
 
 /** Compound tests a page may spend on its selectors: past it, selectors with combinators no longer match. */
 export const MATCH_BUDGET = 400_000;

@@ -107,17 +107,20 @@ const ruleIndex = () => {
     filing[kind] = list;
     filedAny[kind] = true;
   };
+  // The candidate lists of the element being styled: the first `found.hiding` and `found.painting` entries (kept
+  // between elements, since emptying an array costs more than counting).
   const hidingLists: Rule[][] = [];
   const paintingLists: Rule[][] = [];
+  const found = { hiding: 0, painting: 0 };
   const take = (filing: Filing | undefined) => {
     if (!filing) return;
-    if (filing.hiding) hidingLists.push(filing.hiding);
-    if (filing.painting) paintingLists.push(filing.painting);
+    if (filing.hiding) hidingLists[found.hiding++] = filing.hiding;
+    if (filing.painting) paintingLists[found.painting++] = filing.painting;
   };
   /** The rules filed under the element's parts (its classes, id, attributes, tag, and `*`), into the two lists. */
   const candidates = (el: ElementInfo) => {
-    hidingLists.length = 0;
-    paintingLists.length = 0;
+    found.hiding = 0;
+    found.painting = 0;
     if (index.class.size) for (const c of el.classes) take(index.class.get(c));
     if (el.id && index.id.size) take(index.id.get(el.id.toLowerCase()));
     if (index.attr.size) {
@@ -156,8 +159,8 @@ const ruleIndex = () => {
       if (!filedAny.hiding && !filedAny.painting) return NOTHING;
       candidates(el);
       if (filedAny.hiding) {
-        for (const list of hidingLists) {
-          for (const rule of list) {
+        for (let i = 0; i < found.hiding; i++) {
+          for (const rule of hidingLists[i]) {
             const selector = parsed(rule);
             if (selector && !shown.has(rule.key) && matches(selector, el, ancestors, budget)) return HIDDEN;
           }
@@ -166,9 +169,9 @@ const ruleIndex = () => {
       if (!filedAny.painting) return NOTHING;
       let won: Map<string, string> | undefined;
       let ranks: Map<string, number> | undefined;
-      for (const list of paintingLists) {
-        for (const rule of list) {
-          const selector = repainted.has(rule.key) ? null : parsed(rule);
+      for (let i = 0; i < found.painting; i++) {
+        for (const rule of paintingLists[i]) {
+          const selector = repainted.size && repainted.has(rule.key) ? null : parsed(rule);
           if (!selector || !matches(selector, el, ancestors, budget)) continue;
           const rank = selector.specificity * MAX_ORDER + rule.order;
           won ??= new Map();
