@@ -61,30 +61,23 @@ const fast = FastTokenizer.prototype as unknown as Record<string, State | Search
 const search = Tokenizer.prototype as unknown as Record<string, Search | undefined>;
 const probe = new Tokenizer({}, {} as never) as unknown as Partial<Position>;
 
-/** htmlparser2's states stepped over, by method name. */
-const SKIPPED_STATES: Array<[string, number]> = [
-  ['stateText', TEXT],
-  ['stateInAttributeValueDoubleQuotes', DOUBLE_QUOTED],
-  ['stateInAttributeValueSingleQuotes', SINGLE_QUOTED],
-  ['stateInTagName', TAG_NAME],
-  ['stateInAttributeName', ATTRIBUTE_NAME],
-  ['stateInClosingTagName', CLOSING_TAG_NAME],
+/** htmlparser2's states stepped over. */
+const SKIPPED_STATES = [
+  'stateText',
+  'stateInAttributeValueDoubleQuotes',
+  'stateInAttributeValueSingleQuotes',
+  'stateInTagName',
+  'stateInAttributeName',
+  'stateInClosingTagName',
 ];
 
 /** Whether this htmlparser2 has the states and fields the fast path stands on. */
 export const FAST_STATES =
-  SKIPPED_STATES.every(([name]) => typeof original[name] === 'function') &&
+  SKIPPED_STATES.every((name) => typeof original[name] === 'function') &&
   typeof search.fastForwardTo === 'function' &&
   typeof probe.buffer === 'string' &&
   typeof probe.index === 'number' &&
   typeof probe.offset === 'number';
-
-/** A state that acts on a few characters only: those are handed to it, and any other starts a skip. */
-const skipping = (state: State, bit: number): State =>
-  function (this: Position, c: number) {
-    if (c < 128 && (ACTS[c] & bit) !== 0) state.call(this, c);
-    else skip(this, bit);
-  };
 
 /**
  * `fastForwardTo`: moves `index` onto the next `c` and says true, or onto the buffer's last character and says false
@@ -96,7 +89,47 @@ function forwardTo(this: Position, c: number): boolean {
   return at >= 0;
 }
 
+/**
+ * The states, each acting on its few characters and skipping the rest. One function apiece, so each calls its own
+ * original directly (a shared wrapper would make that call site see all six).
+ */
+const skippingStates = (): Record<string, State> => {
+  const text = original.stateText!;
+  const doubleQuoted = original.stateInAttributeValueDoubleQuotes!;
+  const singleQuoted = original.stateInAttributeValueSingleQuotes!;
+  const tagName = original.stateInTagName!;
+  const attributeName = original.stateInAttributeName!;
+  const closingTagName = original.stateInClosingTagName!;
+  const actsIn = (c: number, state: number) => c < 128 && (ACTS[c] & state) !== 0;
+  return {
+    stateText(this: Position, c: number) {
+      if (actsIn(c, TEXT)) text.call(this, c);
+      else skip(this, TEXT);
+    },
+    stateInAttributeValueDoubleQuotes(this: Position, c: number) {
+      if (actsIn(c, DOUBLE_QUOTED)) doubleQuoted.call(this, c);
+      else skip(this, DOUBLE_QUOTED);
+    },
+    stateInAttributeValueSingleQuotes(this: Position, c: number) {
+      if (actsIn(c, SINGLE_QUOTED)) singleQuoted.call(this, c);
+      else skip(this, SINGLE_QUOTED);
+    },
+    stateInTagName(this: Position, c: number) {
+      if (actsIn(c, TAG_NAME)) tagName.call(this, c);
+      else skip(this, TAG_NAME);
+    },
+    stateInAttributeName(this: Position, c: number) {
+      if (actsIn(c, ATTRIBUTE_NAME)) attributeName.call(this, c);
+      else skip(this, ATTRIBUTE_NAME);
+    },
+    stateInClosingTagName(this: Position, c: number) {
+      if (actsIn(c, CLOSING_TAG_NAME)) closingTagName.call(this, c);
+      else skip(this, CLOSING_TAG_NAME);
+    },
+  };
+};
+
 if (FAST_STATES) {
   fast.fastForwardTo = forwardTo;
-  for (const [name, bit] of SKIPPED_STATES) fast[name] = skipping(original[name]!, bit);
+  Object.assign(fast, skippingStates());
 }
