@@ -115,6 +115,7 @@ class OpenElements {
   }
   /** Takes back one dropped element of this name, if any is waiting for its end tag. */
   undrop(name: string): boolean {
+    if (this.dropped.size === 0) return false;
     const n = this.dropped.get(name) ?? 0;
     if (n > 0) this.dropped.set(name, n - 1);
     return n > 0;
@@ -131,6 +132,7 @@ class TreeBuilder implements TokenizerCallbacks {
   private readonly tokenizer: Tokenizer;
   private work = 0;
   private tagName = '';
+  private tagIsVoid = false;
   private attribs: Record<string, string> | null = null;
   private attribName = '';
   private attribValue = '';
@@ -174,9 +176,10 @@ class TreeBuilder implements TokenizerCallbacks {
   }
   private openTag(name: string) {
     this.tagName = name;
+    this.tagIsVoid = VOID.has(name);
     const closes = IMPLIES_CLOSE.get(name);
     if (closes) while (this.elements.stack.length > 0 && closes.has(this.elements.top()!)) this.popOne();
-    if (!VOID.has(name)) {
+    if (!this.tagIsVoid) {
       if (this.elements.stack.length >= this.limits.maxDepth) {
         this.report.dropped++;
         this.elements.drop(name);
@@ -192,12 +195,15 @@ class TreeBuilder implements TokenizerCallbacks {
   private endOpenTag() {
     if (this.attribs) this.handler.onopentag(this.tagName, this.attribs);
     this.attribs = null;
-    if (VOID.has(this.tagName)) this.handler.onclosetag(this.tagName);
+    if (this.tagIsVoid) this.handler.onclosetag(this.tagName);
     this.tagName = '';
+    this.tagIsVoid = false;
   }
   private closeTag(name: string) {
     if (this.elements.undrop(name)) {
       // The end tag of a dropped element: dropped too.
+    } else if (this.elements.top() === name) {
+      this.popOne();
     } else if (!VOID.has(name)) {
       if (this.elements.isOpen(name)) {
         // Found below the top: every element above it closes too (each was pushed once, so this is amortised O(1)).
