@@ -40,6 +40,9 @@ interface Frame {
   container?: { blocks: number; tables: number; chars: number; linkChars: number; links: number };
 }
 
+/** The frame of every element left out (frames are only read). */
+const SKIPPED: Frame = { skipping: true };
+
 /**
  * Runs of prose between block edges, and link counts to tell menus from content: a run nearly all link text is
  * dropped as it ends, and a container whose text is mostly links (with little else) is forgotten when it closes.
@@ -118,12 +121,11 @@ const extractor = (options: ExtractOptions): { handler: TreeHandler; finish(repo
     onopentag(name, attribs) {
       if (name === 'title' && !title) inTitle = true;
       if (skipped.open(name, attribs)) {
-        stack.push({ skipping: true });
+        stack.push(SKIPPED);
         return;
       }
-      const frame: Frame = { skipping: false };
       const inTable = collector.inside();
-      frame.table = collector.open(name, attribs);
+      const frame: Frame = { skipping: false, table: collector.open(name, attribs), container: undefined };
       if (!inTable && !frame.table) {
         if (BLOCK_TAGS.has(name)) prose.flush();
         if (CONTAINER_TAGS.has(name)) frame.container = prose.mark(tables.length);
