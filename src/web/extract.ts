@@ -1,5 +1,5 @@
 import { BLOCK_TAGS } from './blocks';
-import { skipReason } from './boilerplate';
+import { pageSkipRule } from './boilerplate';
 import { collapseWhitespace } from './clean-text';
 import type { MarkdownTable, TableOptions } from './table';
 import { tableCollector } from './table-collector';
@@ -100,7 +100,7 @@ const proseRuns = (maxLinkDensity: number) => {
  * close (tableCollector); the rest is prose, in runs between block edges (proseRuns).
  */
 const extractor = (options: ExtractOptions): { handler: TreeHandler; finish(report: TreeReport): Extracted } => {
-  const skipped = skippedSubtrees((name, attribs, byStylesheet, classes) => skipReason(name, attribs, options.classHeuristics, byStylesheet, classes));
+  const skipped = skippedSubtrees(pageSkipRule(options.classHeuristics));
   const prose = proseRuns(options.maxLinkDensity);
   const tables: MarkdownTable[] = [];
   const collector = tableCollector({
