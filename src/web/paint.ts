@@ -39,7 +39,9 @@ const colourOf = (value: string, parent: Rgba | undefined): Rgba | undefined => 
 /** The background an element declares, painted over its parent's; undefined = unknown. */
 const backgroundOf = (d: ReadonlyMap<string, string>, bgcolor: string | undefined, parent: Rgba | undefined): Rgba | undefined => {
   if (d.size === 0 && bgcolor === undefined) return parent;
-  if (/\btext\b/.test(`${d.get('background-clip') ?? ''} ${d.get('-webkit-background-clip') ?? ''}`)) return undefined;
+  const clip = d.get('background-clip');
+  const webkitClip = d.get('-webkit-background-clip');
+  if ((clip !== undefined || webkitClip !== undefined) && /\btext\b/.test(`${clip ?? ''} ${webkitClip ?? ''}`)) return undefined;
   const image = d.get('background-image');
   const shorthand = d.get('background');
   if ((image && image !== 'none') || (shorthand && /url\(|gradient\(|image\(|var\(/.test(shorthand))) return undefined;
