@@ -56,6 +56,8 @@ export interface HidingSheet {
 }
 
 const NOTHING: SheetStyle = { hides: false };
+/** What stands for the paint of a rule inside an at-rule block, which is never filed. */
+const NESTED_PAINT = new Map<string, string>();
 /** Selectors with what is not read (sibling combinators, pseudo-classes, lists): skipped before they are filed. */
 const UNREAD = /[+~:]/;
 const parsed = (rule: Rule): Selector | null => (rule.selector === undefined ? (rule.selector = parseSelector(rule.key) ?? null) : rule.selector);
@@ -141,7 +143,8 @@ const ruleIndex = () => {
       const d = forDisplay ? declarations(body) : undefined;
       const hides = !!d && !nested && hidesText(d);
       const shows = !!d && showsElement(d);
-      const paint = forPaint ? paintDeclarations(body) : undefined;
+      // A nested rule's paint only cancels others' (a declaration is there exactly when forPaint is true).
+      const paint = forPaint ? (nested ? NESTED_PAINT : paintDeclarations(body)) : undefined;
       if (!hides && !shows && !paint) return;
       for (const text of p.split(',')) {
         const key = selectorKey(text);
