@@ -64,7 +64,7 @@ export const paintOf = (parent: Paint, name: string, attribs: Record<string, str
   if (!inline && !fromSheet && !bgcolor && name !== 'font' && name !== 'a') return parent;
   const d: ReadonlyMap<string, string> = !inline ? (fromSheet ?? NO_DECLARATIONS) : fromSheet ? new Map([...fromSheet, ...inline]) : inline;
   const ownColour = d.get('color') ?? (name === 'font' ? attribs.color?.trim().toLowerCase() : undefined);
-  const color = ownColour !== undefined ? colourOf(ownColour, parent.color) : name === 'a' && 'href' in attribs ? LINK_BLUE : parent.color;
+  const color = ownColour !== undefined ? colourOf(ownColour, parent.color) : name === 'a' && attribs.href !== undefined ? LINK_BLUE : parent.color;
   const opacity = opacityOf(d.get('opacity'));
   const background = backgroundOf(d, bgcolor, parent.background);
   return { color, background, opacity: Number.isNaN(opacity) ? parent.opacity : parent.opacity * opacity, blends: blendsIn(color, background) };

@@ -40,8 +40,9 @@ export type HiddenReason = 'tag' | 'attribute' | 'style' | 'class' | 'stylesheet
 /** Elements that draw a box of their own size: at zero width or height nothing in them shows. */
 const EMBEDDED = new Set(['svg', 'object', 'embed', 'iframe', 'img', 'canvas', 'video', 'picture']);
 
-const zeroSized = (attribs: Record<string, string>): boolean =>
-  ['width', 'height'].some((a) => attribs[a] !== undefined && pixels(/^\s*[\d.]+\s*$/.test(attribs[a]) ? `${attribs[a].trim()}px` : attribs[a].trim().toLowerCase()) === 0);
+const zeroLength = (value: string | undefined): boolean =>
+  value !== undefined && pixels(/^\s*[\d.]+\s*$/.test(value) ? `${value.trim()}px` : value.trim().toLowerCase()) === 0;
+const zeroSized = (attribs: Record<string, string>): boolean => zeroLength(attribs.width) || zeroLength(attribs.height);
 
 const classHides = (classes: string[]): boolean =>
   classes.some((c) => HIDING_CLASSES.has(c)) && !classes.some((c) => SHOWN_ON_SOME_SCREENS.test(c));
@@ -75,7 +76,9 @@ const classLists = () => {
 export const hiddenReason = (name: string, attribs: Record<string, string>, byStylesheet = false, classes = classesOf(attribs)): HiddenReason | undefined => {
   if (NOT_RENDERED_TAGS.has(name)) return 'tag';
   if (name === 'dialog' && !('open' in attribs)) return 'tag';
-  if ('hidden' in attribs && attribs.hidden.trim().toLowerCase() !== 'until-found') return 'attribute';
+  // Attribute values are strings, so a named read tells presence (cheaper than `in` on a page's many shapes).
+  const hidden = attribs.hidden;
+  if (hidden !== undefined && hidden.trim().toLowerCase() !== 'until-found') return 'attribute';
   if (EMBEDDED.has(name) && zeroSized(attribs)) return 'attribute';
   if (attribs.style && hiddenByStyle(attribs.style)) return 'style';
   if (classes.length && classHides(classes)) return 'class';
