@@ -118,6 +118,7 @@ const extractor = (options: ExtractOptions): { handler: TreeHandler; finish(repo
   let inTitle = false;
 
   const handler: TreeHandler = {
+    skipping: skipped.skipping,
     onopentag(name, attribs) {
       if (name === 'title' && !title) inTitle = true;
       if (skipped.open(name, attribs)) {

@@ -13,6 +13,11 @@ import { FastTokenizer } from './fast-tokenizer';
  */
 
 export interface TreeHandler {
+  /**
+   * Whether the handler is inside a subtree it leaves out, so the next element's attributes will not be read: they are
+   * then skipped (still charged to the work budget) and the element gets an empty, frozen set.
+   */
+  skipping?(): boolean;
   onopentag(name: string, attribs: Record<string, string>): void;
   ontext(text: string): void;
   onclosetag(name: string): void;
@@ -33,6 +38,9 @@ export interface TreeReport {
   /** Characters of input read before the work budget ran out; undefined when the whole page was read. */
   cutAt?: number;
 }
+
+/** The attributes of an element inside a subtree the handler leaves out (TreeHandler.skipping): never read. */
+const UNREAD_ATTRIBUTES: Record<string, string> = Object.freeze({});
 
 /** A tag event costs about as much as this many characters of text (callbacks, frames, sets). */
 export const TAG_COST = 8;
@@ -134,6 +142,8 @@ class TreeBuilder implements TokenizerCallbacks {
   private tagName = '';
   private tagIsVoid = false;
   private attribs: Record<string, string> | null = null;
+  /** The current tag's attributes are kept (not inside a subtree the handler leaves out). */
+  private keepAttribs = true;
   private attribName = '';
   private attribValue = '';
 
@@ -189,7 +199,9 @@ class TreeBuilder implements TokenizerCallbacks {
       }
       this.elements.push(name);
     }
-    this.attribs = {};
+    // Asked after the implied closes above, which may end the subtree being left out.
+    this.keepAttribs = this.handler.skipping?.() !== true;
+    this.attribs = this.keepAttribs ? {} : UNREAD_ATTRIBUTES;
     this.charge(TAG_COST);
   }
   private endOpenTag() {
@@ -249,18 +261,18 @@ class TreeBuilder implements TokenizerCallbacks {
     this.closeTag(this.html.slice(start, end).toLowerCase());
   }
   onattribname(start: number, end: number) {
-    this.attribName = this.html.slice(start, end).toLowerCase();
+    if (this.keepAttribs) this.attribName = this.html.slice(start, end).toLowerCase();
   }
   onattribdata(start: number, end: number) {
-    this.attribValue += this.html.slice(start, end);
+    if (this.keepAttribs) this.attribValue += this.html.slice(start, end);
     this.charge(end - start);
   }
   onattribentity(cp: number) {
-    this.attribValue += String.fromCodePoint(cp);
+    if (this.keepAttribs) this.attribValue += String.fromCodePoint(cp);
   }
   onattribend() {
     const { attribs } = this;
-    if (attribs && !Object.prototype.hasOwnProperty.call(attribs, this.attribName)) attribs[this.attribName] = this.attribValue;
+    if (attribs && this.keepAttribs && !Object.prototype.hasOwnProperty.call(attribs, this.attribName)) attribs[this.attribName] = this.attribValue;
     this.attribValue = '';
     this.charge(1);
   }
