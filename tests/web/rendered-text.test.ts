@@ -49,6 +49,9 @@ const hiddenPages: Array<[string, string]> = [
   ['an attribute selector', `<style>[data-off] { visibility: hidden } p[lang="x-q"] { opacity: 0 }</style><span data-off>${SECRET}</span><p lang="x-q">${SECRET}</p>`],
   ['an attribute selector with a prefix test', `<style>div[id^=hid] span { display:none }</style><div id="hidden-1"><span>${SECRET}</span></div>`],
   ['nested inside a hidden ancestor', `<div hidden><section><p><b>${SECRET}</b></p></section></div>`],
+  // The ancestry counts a class once per time an element names it: an ancestor that closed (`class="a a"`) must not
+  // make the next one uncounted.
+  ['a descendant selector after an ancestor naming its class twice', `<style>.a p{display:none}</style><div class="a a"><p>One.</p></div><div class="a"><p>${SECRET}</p></div>`],
 ];
 
 describe('renderedText: the text a reader sees', () => {
