@@ -1,4 +1,5 @@
-import { ancestry, matchBudget, type ElementInfo } from './css-selector';
+import { ancestry } from './ancestry';
+import { matchBudget, type ElementInfo } from './css-selector';
 import { hidingSheet } from './hiding-sheet';
 import { hiddenByStyle, MIN_OPACITY, pixels } from './hiding-style';
 import { PAGE_PAINT, paintOf, type Paint } from './paint';
