@@ -37,8 +37,6 @@ export interface Selector {
   combinators: Array<' ' | '>'>;
   /** (ids, classes and attributes, tags) as one number that orders like CSS specificity. */
   specificity: number;
-  /** What the rule is filed under: the element's first class, else its id, else an attribute name, else its tag. */
-  part: Part;
   /** A class, id or tag each ancestor compound needs: a selector whose ancestors cannot all be open is not walked. */
   needs: Part[];
 }
@@ -188,9 +186,8 @@ export const parseSelector = (selector: string): Selector | undefined => {
           : c.tag
             ? { kind: 'tag', name: c.tag }
             : { kind: 'any', name: '*' };
-  const part = partOfCompound(pieces[pieces.length - 1]);
   const needs = list.slice(1).map(partOf).filter((p) => p.kind !== 'any' && p.kind !== 'attr');
-  return { key: s, compounds: list, combinators: joins.reverse(), specificity: ids * 1e6 + classes * 1e3 + tags, part, needs };
+  return { key: s, compounds: list, combinators: joins.reverse(), specificity: ids * 1e6 + classes * 1e3 + tags, needs };
 };
 
 const attributeHolds = (t: AttributeTest, attribs: Record<string, string>): boolean => {
