@@ -1,7 +1,7 @@
 import OpenAI, { APIError } from 'openai';
 import { cappedFetch } from '../net/capped-fetch';
 import { backoffMs, waitBeforeRetry } from '../net/retry-policy';
-import { replyPieces, startAttempt } from './call-budget';
+import { REPLY_MIN_PIECE_BYTES, startAttempt } from './call-budget';
 import type { GateReport } from '../net/politeness/policy';
 import type { ModelGate } from './model-gate';
 import { callWithRetries, modelVerdict } from './model-retry';
@@ -58,7 +58,7 @@ const sdkClient = (opts: OpenAIProviderOptions) =>
     // Ours (startAttempt) covers the body too and fires first; the SDK's is only a backstop. Every reply body is read
     // by cappedFetch under LLM_MAX_RESPONSE_BYTES and the attempt's signal.
     timeout: opts.timeoutMs + 1_000,
-    fetch: cappedFetch(opts.fetch ?? ((input, init) => fetch(input, init)), { maxBytes: opts.maxResponseBytes, pieces: replyPieces(opts.maxResponseBytes) }),
+    fetch: cappedFetch(opts.fetch ?? ((input, init) => fetch(input, init)), { maxBytes: opts.maxResponseBytes, minPieceBytes: REPLY_MIN_PIECE_BYTES }),
     defaultHeaders: { 'user-agent': 'humaniq-answers/0.1' },
   });
 
