@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { credentialsInClear } from './config-credentials';
 import { PURPOSES, type Purpose } from './config-purposes';
 import { upstreamLimitVars } from './config-upstreams';
 import { DEFAULT_WORK_UNITS } from './sandbox/types';
@@ -273,6 +274,8 @@ export const loadConfig = (env: Record<string, unknown>): Config => {
   const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`);
   const models = parsePurposeModels(raw, issues);
   const windows = parsePurposeWindows(raw, issues);
+  // A credential never travels in clear, whatever else the configuration says (src/config-credentials.ts).
+  if (parsed.success) issues.push(...credentialsInClear(parsed.data).map((p) => `${p.variable}: ${p.message}`));
   if (!parsed.success || issues.length) throw new ConfigError(issues);
   const c = parsed.data;
   const provider = c.LLM_PROVIDER ?? (c.LLM_BASE_URL ? 'openai' : 'none');
