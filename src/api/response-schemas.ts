@@ -140,7 +140,8 @@ export const runSchema = z
 export const runSummarySchema = z
   .object({
     runId: z.string(),
-    question: z.string(),
+    question: z.string().meta({ description: 'the question as asked (for a chat: the last user message)' }),
+    standaloneQuestion: z.string().nullable().meta({ description: "a chat's follow-up as the run answered it, made self-contained by its rewrite step; null without earlier turns or before that step" }),
     variant: z.string(),
     mode: z.string(),
     status: runStatusSchema,

@@ -23,3 +23,6 @@ export const limitsFor = (config: Config, request: RunRequest): RunLimits => {
     maxTokens: lower(config.MAX_TOKENS, asked.maxTokens),
   };
 };
+
+/** The longest question a run takes (the API's limit), and so the longest a chat's rewritten question may be. */
+export const MAX_QUESTION_CHARS = 2_000;

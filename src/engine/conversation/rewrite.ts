@@ -1,20 +1,15 @@
 import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import type { ConversationTurn, RunContext, StepEvent } from '../types';
 import prompt from './rewrite.txt';
-
-/** The rewrite is one line; a reply longer than a question may be (the API's cap) is cut there. */
-const MAX_STANDALONE_CHARS = 2_000;
-const PREFIX = /^(?:standalone\s+question|question|rewritten(?:\s+question)?)\s*[:：]\s*/i;
+import { checkStandalone } from './standalone';
 
 /**
- * The standalone question in a model's reply: its first non-empty line, without a label the model may have added or
- * quotes around it, on one line; null when nothing is left.
+ * The standalone question in a model's reply, or null when the reply fails the check (./standalone.ts).
  * @example standaloneFrom('Standalone question: "When was Robert Zemeckis born?"') // 'When was Robert Zemeckis born?'
  */
 export const standaloneFrom = (reply: string): string | null => {
-  const line = reply.split('\n').map((l) => l.trim()).find((l) => l) ?? '';
-  const text = oneLine(line.replace(PREFIX, '').replace(/^["'“”«»]+|["'“”«»]+$/g, '')).slice(0, MAX_STANDALONE_CHARS);
-  return text || null;
+  const checked = checkStandalone(reply);
+  return checked.ok ? checked.question : null;
 };
 
 /** The earlier turns as fenced data, oldest first: nothing in them can pass for an instruction or close its block. */
@@ -23,8 +18,8 @@ const renderTurns = (turns: readonly ConversationTurn[]) =>
 
 /**
  * One model call (purpose `rewrite`) that makes the asked question self-contained from the conversation before it.
- * Its events show the question, how many turns were read and the standalone question; a reply with no question in
- * it leaves the question as asked (said in the observation) rather than failing the run.
+ * Its events show the question, how many turns were read and the standalone question. A reply that fails the check
+ * (./standalone.ts) is not used: the run answers the last user message as asked, and the observation says why.
  */
 export const rewriteQuestion = async (ctx: RunContext): Promise<{ standalone: string; events: StepEvent[] }> => {
   const asked = ctx.request.question;
@@ -39,13 +34,13 @@ export const rewriteQuestion = async (ctx: RunContext): Promise<{ standalone: st
     maxTokens: 200,
     temperature: 0,
   });
-  const standalone = standaloneFrom(reply.text);
-  const output = standalone ?? `the rewrite gave no question; answering "${oneLine(asked).slice(0, 300)}" as asked`;
+  const checked = checkStandalone(reply.text);
+  const output = checked.ok ? checked.question : `the rewrite was not used (${checked.why}); answering the last user message as asked: "${oneLine(asked).slice(0, 300)}"`;
   return {
-    standalone: standalone ?? asked,
+    standalone: checked.ok ? checked.question : asked,
     events: [
       { type: 'action', data: { tool: 'rewrite', input: { question: asked, turns: turns.length } } },
-      { type: 'observation', data: { tool: 'rewrite', output, ms: Date.now() - started, ...(standalone ? {} : { error: true }) } },
+      { type: 'observation', data: { tool: 'rewrite', output, ms: Date.now() - started, ...(checked.ok ? {} : { error: true }) } },
     ],
   };
 };
