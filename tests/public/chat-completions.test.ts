@@ -221,7 +221,7 @@ describe('one verdict for a run cut short by a limit (issue 41, item 6)', () => 
     const { data: stream, response: streamed } = await client().chat.completions.create({ ...body, stream: true } as any).withResponse();
     let content = '';
     let last: any;
-    for await (const chunk of stream as AsyncIterable<any>) {
+    for await (const chunk of stream as unknown as AsyncIterable<any>) {
       content += chunk.choices[0]?.delta?.content ?? '';
       last = chunk;
     }
@@ -251,7 +251,7 @@ describe('one verdict for a run cut short by a limit (issue 41, item 6)', () => 
   it('a run that fails without an answer is an error in both forms, with the same code and message', async () => {
     const down = () => Promise.reject(new Error('the model is down'));
     installScript({ parametric: [down, down] });
-    const body = { model: 'mintaka:parametric', messages: [{ role: 'user', content: 'What fails?' }] };
+    const body = { model: 'mintaka:parametric', messages: [{ role: 'user' as const, content: 'What fails?' }] };
     const whole = await client().chat.completions.create(body).catch((e: unknown) => e as any);
     expect(whole).toMatchObject({ status: 502, error: { code: 'run_failed', message: expect.stringMatching(/ended with status "failed" and no answer: .*the model is down/) } });
     const streamed = await (async () => {
@@ -260,5 +260,25 @@ describe('one verdict for a run cut short by a limit (issue 41, item 6)', () => 
     expect(streamed).toBeInstanceOf(OpenAI.APIError);
     expect(streamed.error.code).toBe('run_failed');
     expect(streamed.error.message.replace(/run \S+/, 'run X')).toBe(whole.error.message.replace(/run \S+/, 'run X'));
+  });
+});
+
+describe('no machine paths in an error a client receives (issue 41, item 7)', () => {
+  it("a model call that fails with workerd's \"Network connection lost.\" and its stack: the run, the chat error and the stream say the message only", async () => {
+    const lost = () => {
+      const err = new Error('Network connection lost.\n    at async Object.fetch (file:///work/main/node_modules/miniflare/dist/src/workers/core/entry.worker.js:5495:22)');
+      return Promise.reject(err);
+    };
+    installScript({ parametric: [lost, lost] });
+    const body = { model: 'mintaka:parametric', messages: [{ role: 'user' as const, content: 'What breaks?' }] };
+    const whole = await client().chat.completions.create(body).catch((e: unknown) => e as any);
+    const streamed = await (async () => {
+      for await (const _ of await client().chat.completions.create({ ...body, stream: true })) void _;
+    })().catch((e: unknown) => e as any);
+    const run = await (await exports.default.fetch(`http://localhost/v1/runs/${whole.headers.get('x-run-id')}`)).json<any>();
+    for (const message of [whole.error.message, streamed.error.message, run.error.message]) {
+      expect(message).toContain('Network connection lost.');
+      expect(message).not.toMatch(/file:|\/work\/|entry\.worker\.js|\n\s+at /);
+    }
   });
 });
