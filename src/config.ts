@@ -68,8 +68,11 @@ export const configSchema = z
     /** WDQS policy: 30 erroring queries per minute; the default keeps a margin for queries in flight. */
     WDQS_ERRORS_PER_MINUTE: positiveInt(25),
     WDQS_CONCURRENCY: positiveInt(5),
-    /** MediaWiki's API etiquette asks for serial requests; a mirror of your own may allow more. */
-    MEDIAWIKI_CONCURRENCY: positiveInt(1),
+    /**
+     * Requests in flight at once to the MediaWiki APIs (both of Wikimedia's when they share a budget): Wikimedia's API
+     * rate-limit guidance allows a client at most 3 concurrent requests; a mirror of your own may allow more.
+     */
+    MEDIAWIKI_CONCURRENCY: positiveInt(3),
     /** `maxlag` sent with every MediaWiki request (the documented recommendation is 5 s); 0 sends none. */
     MEDIAWIKI_MAXLAG: z.coerce.number({ message: 'MEDIAWIKI_MAXLAG must be a whole number of seconds (0 sends none)' }).int().min(0).max(60).default(5),
     /** The longest one request waits at a gate; a host that asks for a longer wait fails the request unsent. */
