@@ -1,7 +1,7 @@
 /**
  * `Retry-After` as RFC 9110 (section 10.2.3) defines it and nothing more: `delay-seconds` (one or more decimal digits)
  * or an `HTTP-date` (the IMF-fixdate every server sends today, or one of the two obsolete forms a recipient must still
- * read). `Number()` and `Date.parse()` accept far more — `0x10`, `0o7`, `0b11`, `1e1`, `Infinity`, `2024`, `tomorrow`
+ * read). `Number()` and `Date.parse()` accept far more — `0x10`, `0o7`, `0b11`, `1e1`, `Infinity`, `tomorrow`
  * in some engines — and each of those held a model for as long as its own reading said. A value of any other shape
  * is ignored (the caller then waits as it would without the header) and logged once per value.
  */
