@@ -1,4 +1,6 @@
+import * as z from 'zod';
 import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
+import { structuredCall } from '../structured-step';
 import type { ConversationTurn, RunContext, StepEvent } from '../types';
 import prompt from './rewrite.txt';
 import { checkStandalone } from './standalone';
@@ -10,6 +12,33 @@ import { checkStandalone } from './standalone';
 export const standaloneFrom = (reply: string): string | null => {
   const checked = checkStandalone(reply);
   return checked.ok ? checked.question : null;
+};
+
+/** The rewrite's reply: the standalone question, checked (./standalone.ts) whichever way it came. */
+const REWRITE_REPLY = {
+  name: 'standalone_question',
+  schema: z.object({
+    question: z
+      .string()
+      .transform((q) => standaloneFrom(q) ?? '')
+      .pipe(z.string().min(1)),
+  }),
+  sent: z.object({ question: z.string().meta({ description: 'the question, rewritten to be understood without the conversation' }) }),
+  // A plain reply is the question alone (one line); a JSON reply's is its field, checked the same way.
+  fromText: (text: string) => ({ question: standaloneFrom(text) ?? '' }),
+};
+
+/** Why a reply held no usable question: the check's reason, read from the field a JSON reply carried or the text. */
+const whyRefused = (text: string): string => {
+  let candidate = text;
+  try {
+    const field = (JSON.parse(text) as { question?: unknown })?.question;
+    if (typeof field === 'string') candidate = field;
+  } catch {
+    // a plain reply
+  }
+  const checked = checkStandalone(candidate);
+  return checked.ok ? 'the reply was not the question it was asked for' : checked.why;
 };
 
 /** The earlier turns as fenced data, oldest first: nothing in them can pass for an instruction or close its block. */
@@ -25,7 +54,7 @@ export const rewriteQuestion = async (ctx: RunContext): Promise<{ standalone: st
   const asked = ctx.request.question;
   const turns = ctx.request.conversation ?? [];
   const started = Date.now();
-  const reply = await ctx.llm.chat({
+  const reply = await structuredCall(ctx, {
     purpose: 'rewrite',
     messages: [
       { role: 'system', content: `${prompt.trim()}\n\n${DATA_FENCE_RULE}` },
@@ -33,14 +62,14 @@ export const rewriteQuestion = async (ctx: RunContext): Promise<{ standalone: st
     ],
     maxTokens: 200,
     temperature: 0,
-  });
-  const checked = checkStandalone(reply.text);
-  const output = checked.ok ? checked.question : `the rewrite was not used (${checked.why}); answering the last user message as asked: "${oneLine(asked).slice(0, 300)}"`;
+  }, REWRITE_REPLY);
+  const standalone = reply.value?.question ?? null;
+  const output = standalone ?? `the rewrite was not used (${whyRefused(reply.result.text)}); answering the last user message as asked: "${oneLine(asked).slice(0, 300)}"`;
   return {
-    standalone: checked.ok ? checked.question : asked,
+    standalone: standalone ?? asked,
     events: [
       { type: 'action', data: { tool: 'rewrite', input: { question: asked, turns: turns.length } } },
-      { type: 'observation', data: { tool: 'rewrite', output, ms: Date.now() - started, ...(checked.ok ? {} : { error: true }) } },
+      { type: 'observation', data: { tool: 'rewrite', output, ms: Date.now() - started, ...(standalone ? {} : { error: true }) } },
     ],
   };
 };
