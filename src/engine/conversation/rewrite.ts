@@ -20,11 +20,12 @@ const REWRITE_REPLY = {
   schema: z.object({
     question: z
       .string()
-      .transform((q) => standaloneFrom(q) ?? '')
+      .transform((q) => standaloneFrom(oneLine(q)) ?? '')
       .pipe(z.string().min(1)),
   }),
   sent: z.object({ question: z.string().meta({ description: 'the question, rewritten to be understood without the conversation' }) }),
-  // A plain reply is the question alone (one line); a JSON reply's is its field, checked the same way.
+  // A plain reply is the question alone, on one line; a JSON reply's field is a value, not lines of a protocol, so its
+  // line breaks are spaces before it is checked the same way.
   fromText: (text: string) => ({ question: standaloneFrom(text) ?? '' }),
 };
 
@@ -33,7 +34,7 @@ const whyRefused = (text: string): string => {
   let candidate = text;
   try {
     const field = (JSON.parse(text) as { question?: unknown })?.question;
-    if (typeof field === 'string') candidate = field;
+    if (typeof field === 'string') candidate = oneLine(field);
   } catch {
     // a plain reply
   }
