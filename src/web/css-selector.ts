@@ -76,7 +76,7 @@ const parseCompound = (text: string): Compound | undefined => {
     const pieces = text.split(/(?=[.#])/);
     const head = pieces[0] && !/^[.#]/.test(pieces[0]) ? pieces.shift()! : undefined;
     if (head !== undefined && !/^(?:\*|-?[a-z_][a-z0-9_-]*)$/.test(head)) return undefined;
-    const compound: Compound = { tag: head && head !== '*' ? head : undefined, classes: [], attributes: [] };
+    const compound: Compound = { tag: head && head !== '*' ? head : undefined, id: undefined, classes: [], attributes: [] };
     for (const p of pieces) {
       if (p.startsWith('.')) compound.classes.push(p.slice(1));
       else if (compound.id !== undefined && compound.id !== p.slice(1)) return undefined;
@@ -86,7 +86,7 @@ const parseCompound = (text: string): Compound | undefined => {
   }
   const m = COMPOUND.exec(text);
   if (!m) return undefined;
-  const compound: Compound = { tag: m[1] && m[1] !== '*' ? m[1] : undefined, classes: [], attributes: [] };
+  const compound: Compound = { tag: m[1] && m[1] !== '*' ? m[1] : undefined, id: undefined, classes: [], attributes: [] };
   for (const p of m[2].match(PART) ?? []) {
     if (p.startsWith('.')) compound.classes.push(p.slice(1));
     else if (p.startsWith('#')) {

@@ -41,7 +41,7 @@ interface Frame {
 }
 
 /** The frame of every element left out (frames are only read). */
-const SKIPPED: Frame = { skipping: true };
+const SKIPPED: Frame = { skipping: true, table: false, container: undefined };
 
 /**
  * Runs of prose between block edges, and link counts to tell menus from content: a run nearly all link text is

@@ -105,7 +105,7 @@ const ruleIndex = () => {
     const list = filing?.[kind] ?? [];
     if (list.length >= MAX_RULES_PER_PART) return;
     list.push(rule);
-    if (!filing) byName.set(rule.part.name, (filing = {}));
+    if (!filing) byName.set(rule.part.name, (filing = { hiding: undefined, painting: undefined }));
     filing[kind] = list;
     filedAny[kind] = true;
   };
@@ -154,8 +154,8 @@ const ruleIndex = () => {
         if (paint && nested) repainted.add(key);
         if (nested) continue;
         const part = selectorPart(key);
-        if (hides && counts.hiding < MAX_RULES) (counts.hiding++, file('hiding', { key, part, order, hides: true }));
-        if (paint && counts.painting < MAX_RULES) (counts.painting++, file('painting', { key, part, order, hides: false, paint }));
+        if (hides && counts.hiding < MAX_RULES) (counts.hiding++, file('hiding', { key, part, selector: undefined, order, hides: true, paint: undefined }));
+        if (paint && counts.painting < MAX_RULES) (counts.painting++, file('painting', { key, part, selector: undefined, order, hides: false, paint }));
       }
     },
     style(el: ElementInfo, ancestors: Ancestry, budget: MatchBudget): SheetStyle {
