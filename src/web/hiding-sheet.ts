@@ -55,13 +55,13 @@ export interface HidingSheet {
   style(el: ElementInfo, ancestry: Ancestry, budget: MatchBudget): SheetStyle;
 }
 
-const NOTHING: SheetStyle = { hides: false };
+const NOTHING: SheetStyle = { hides: false, paint: undefined };
 /** What stands for the paint of a rule inside an at-rule block, which is never filed. */
 const NESTED_PAINT = new Map<string, string>();
 /** Selectors with what is not read (sibling combinators, pseudo-classes, lists): skipped before they are filed. */
 const UNREAD = /[+~:]/;
 const parsed = (rule: Rule): Selector | null => (rule.selector === undefined ? (rule.selector = parseSelector(rule.key) ?? null) : rule.selector);
-const HIDDEN: SheetStyle = { hides: true };
+const HIDDEN: SheetStyle = { hides: true, paint: undefined };
 
 const PAINT_DECLARATION = /(?:^|[;\s])(color|background(?:-color|-image|-clip)?|-webkit-background-clip|opacity)\s*:\s*([^;]*)/gi;
 

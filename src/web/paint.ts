@@ -71,7 +71,7 @@ export const paintOf = (parent: Paint, name: string, attribs: Record<string, str
 };
 
 // The last pair judged: a page's links and inherited colours ask about the same two colours again and again.
-let judged: { color?: Rgba; background?: Rgba; blends: boolean } = { blends: false };
+let judged: { color?: Rgba; background?: Rgba; blends: boolean } = { color: undefined, background: undefined, blends: false };
 
 /** Whether text of this colour reads as its background. */
 const blendsIn = (color: Rgba | undefined, background: Rgba | undefined): boolean => {
