@@ -7,7 +7,7 @@ import { Tokenizer } from 'htmlparser2';
  * `&` in a quoted value, the end of a name), so moving straight to the next one emits the same events at the same
  * offsets. Its own skip inside scripts, styles and comments (`fastForwardTo`) becomes a string search. It reads three
  * private fields of htmlparser2 10.1 (pinned in package.json); should a release rename them, `FAST_STATES` is false
- * (tests/web/page.test.ts says so) and the tokenizer is htmlparser2's own, unchanged.
+ * (tests/web/fast-tokenizer.test.ts says so) and the tokenizer is htmlparser2's own, unchanged.
  */
 
 /** The tokenizer's private reading position: `index` counts from the first write, `buffer` holds the current one. */
