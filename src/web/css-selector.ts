@@ -191,7 +191,8 @@ export const parseSelector = (selector: string): Selector | undefined => {
 };
 
 const attributeHolds = (t: AttributeTest, attribs: Record<string, string>): boolean => {
-  const actual = attribs[t.name];
+  // Own attributes only: `[constructor]` must not find Object.prototype's and hide every element.
+  const actual = Object.hasOwn(attribs, t.name) ? attribs[t.name] : undefined;
   if (actual === undefined) return false;
   if (!t.op || t.value === undefined) return true;
   const v = t.value;

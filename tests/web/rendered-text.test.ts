@@ -94,6 +94,15 @@ describe('renderedText: the text a reader sees', () => {
     for (const w of ['Navy', 'Grey', 'Again', 'Image', 'Link', 'Dark', 'Half', 'Tail']) expect(text).toContain(`${w} ${SECRET}`);
   });
 
+  it('matches attribute selectors against the element\'s own attributes, never names every object inherits', () => {
+    const text = renderedText(
+      `<style>[constructor] p{display:none} [toString="x"] b{display:none} [hasOwnProperty] i{opacity:0}</style>` +
+        `<div><p>Plain ${SECRET}</p><b>Bold ${SECRET}</b><i>Slanted ${SECRET}</i></div><div constructor><p>Marked</p></div>`,
+    );
+    for (const w of ['Plain', 'Bold', 'Slanted']) expect(text).toContain(`${w} ${SECRET}`);
+    expect(text).not.toContain('Marked');
+  });
+
   it('bounds the work of matching the page\'s selectors on a hostile page', () => {
     // Rules whose ancestors never match, tried on every element of a deep tree: the matching budget ends it.
     const rules = Array.from({ length: 4000 }, (_, i) => `div div div div div div div .n${i % 30}{display:none}`).join('');
