@@ -1,10 +1,12 @@
 import type { Config } from '../config';
-import { askHold, GateWaitTooLong, throughGate, type GateClient, type GateNamespace } from '../net/politeness/pass';
+import { holdOf, type Board } from '../net/politeness/board';
+import { GateWaitTooLong, throughGate, type Gate, type GateNamespace } from '../net/politeness/pass';
 import type { GateHold, GateReport } from '../net/politeness/policy';
-import { LLMError, type ChatRequest } from './types';
+import type { CallScope } from '../net/scope';
+import { LLMError } from './types';
 
-/** A model's gate without the caller's part (its signal, where waits are told, whose call it is), which each call adds. */
-export type ModelGate = Omit<GateClient, 'signal' | 'onWait' | 'party'>;
+/** A model's gate; the caller's part (its signal, where waits are told, whose call it is) is each call's scope. */
+export type ModelGate = Gate;
 
 type GateConfig = Pick<Config, 'POLITENESS' | 'LLM_CONCURRENCY' | 'LLM_TIMEOUT_MS' | 'POLITENESS_MAX_WAIT_MS' | 'POLITENESS_MAX_BACKOFF_MS'>;
 
@@ -19,28 +21,23 @@ export const modelGates = (config: GateConfig, server: string, ns: GateNamespace
   if (!ns || config.POLITENESS === 'off') return undefined;
   const host = URL.canParse(server) ? new URL(server).host : server;
   const policy = { concurrency: config.LLM_CONCURRENCY, leaseMs: config.LLM_TIMEOUT_MS + 5_000, maxBackoffMs: config.POLITENESS_MAX_BACKOFF_MS, enforce: true };
-  return (model: string): ModelGate => ({
-    backend: ns.get(ns.idFromName(`model:${host}/${model}`)),
-    policy,
-    host: `${host} (model ${model})`,
-    maxWaitMs: config.POLITENESS_MAX_WAIT_MS,
-  });
+  return (model: string): ModelGate => {
+    const name = `model:${host}/${model}`;
+    // The gate knows its own name, to publish its hold under it for /healthz (src/net/politeness/board.ts).
+    return { backend: ns.get(ns.idFromName(name)), policy: { ...policy, name }, host: `${host} (model ${model})`, maxWaitMs: config.POLITENESS_MAX_WAIT_MS };
+  };
 };
 
-/** Which of these models their gates hold back right now (a server's Retry-After still running), for /healthz. */
-export const heldModels = async (
-  config: GateConfig,
-  server: string,
-  ns: GateNamespace | undefined,
-  models: string[],
-): Promise<Array<{ host: string; hold: GateHold }>> => {
+/** Which of these models their gates hold back right now (a server's Retry-After still running), by the status board, for /healthz. */
+export const heldModels = (config: GateConfig, server: string, ns: GateNamespace | undefined, models: string[], board: Board, now = Date.now()): Array<{ host: string; hold: GateHold }> => {
   const gateOf = modelGates(config, server, ns);
   if (!gateOf) return [];
-  const holds = await Promise.all([...new Set(models)].map(async (m) => {
-    const gate = gateOf(m);
-    return { host: gate.host, hold: await askHold(gate.backend, gate.policy) };
-  }));
-  return holds.filter((h): h is { host: string; hold: GateHold } => !!h.hold && h.hold.ms > 0);
+  return [...new Set(models)]
+    .map((m) => {
+      const gate = gateOf(m);
+      return { host: gate.host, hold: holdOf(board, gate.policy.name!, gate.policy.maxBackoffMs, now) };
+    })
+    .filter((h) => h.hold.ms > 0);
 };
 
 /**
@@ -50,13 +47,13 @@ export const heldModels = async (
  */
 export const throughModelGate = async <T>(
   gate: ModelGate | undefined,
-  request: ChatRequest,
+  scope: CallScope,
   call: (report: GateReport) => Promise<T>,
 ): Promise<T> => {
   let leave: ((r: GateReport) => Promise<void>) | undefined;
   if (gate) {
     try {
-      const pass = await throughGate({ ...gate, signal: request.signal, onWait: request.onWait, party: request.party });
+      const pass = await throughGate(gate, scope);
       if (pass.kind === 'granted') leave = pass.leave;
     } catch (err) {
       if (err instanceof GateWaitTooLong) throw new LLMError(err.message, 429);

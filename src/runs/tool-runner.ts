@@ -5,6 +5,7 @@ import { routeByPurpose } from '../llm/route';
 import { LLMError, type LLM } from '../llm/types';
 import type { Tool } from '../tools/types';
 import type { GateParty } from '../net/politeness/policy';
+import { publicMessage } from '../text/public-message';
 import { HttpError } from './errors';
 
 /** What a tool run by hand gives back: its observation, how long it took, and whether it failed. */
@@ -17,7 +18,7 @@ export interface HandRunResult {
 const MODEL_TOOLS = new Set(['read', 'generateQuery']);
 
 /** The model with every call marked as the caller's, for the model's gate. */
-const forParty = (llm: LLM, party: GateParty): LLM => ({ ...llm, chat: (request) => llm.chat({ ...request, party: request.party ?? party }) });
+const forParty = (llm: LLM, party: GateParty): LLM => ({ ...llm, chat: (request, scope) => llm.chat(request, { ...scope, party: scope?.party ?? party }) });
 
 /** A model that is not there: tools that need one fail with a clear message instead of hanging. */
 const noModel = (reason: string): LLM => ({
@@ -84,7 +85,7 @@ export const runToolByHand = async (env: Env, config: Config, tool: Tool, input:
     return { output, ms: Date.now() - started };
   } catch (err) {
     if (deadline.signal.reason === timeout) throw timeout;
-    return { output: `Error: ${err instanceof Error ? err.message : String(err)}`, ms: Date.now() - started, error: true };
+    return { output: `Error: ${publicMessage(err instanceof Error ? err.message : String(err))}`, ms: Date.now() - started, error: true };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', callerGone);

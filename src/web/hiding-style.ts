@@ -1,6 +1,9 @@
+import { parseColour } from './css-colour';
+
 /**
  * CSS declarations (an inline `style`, or the body of a `<style>` rule) that leave an element's text unseen: not
- * displayed, invisible, transparent, too small to read, clipped to nothing or moved off the screen.
+ * displayed, invisible, transparent or nearly so, too small to read, clipped to nothing or moved off the page.
+ * Text in the colour of its background is judged with the element's ancestors (paint.ts).
  */
 
 /** Below this size text is drawn but nobody reads it (a quarter of the usual 16 px). */
@@ -8,15 +11,38 @@ const UNREADABLE_FONT_PX = 4;
 /** An element pushed this far out is off every screen (the `left: -9999px` idiom). */
 const OFF_SCREEN_PX = -999;
 const MAX_DECLARATIONS = 64;
+/** The properties that decide whether an element's text is seen (here, in hiding-sheet.ts and in paint.ts). */
+const SEEN_PROPERTIES = new Set([
+  'display', 'visibility', 'content-visibility', 'opacity', 'font-size', 'font', 'color', '-webkit-text-fill-color',
+  'background', 'background-color', 'background-image', 'background-clip', '-webkit-background-clip', 'clip', 'clip-path',
+  'overflow', 'width', 'height', 'max-width', 'max-height', 'text-indent', 'position', 'left', 'top', 'right', 'bottom',
+  'margin-left', 'margin-top', 'transform',
+]);
+/** Below this opacity text is drawn too faint to read (`opacity: 0.01`). */
+export const MIN_OPACITY = 0.1;
 
-/** `a: b; c: d !important` → {a: 'b', c: 'd'}, lower-cased; the last of a property wins, as in CSS. */
+/** The shortest and longest of SEEN_PROPERTIES (`top`, `-webkit-background-clip`). */
+const SEEN_LENGTHS = [3, 23];
+
+/**
+ * `a: b; c: d !important` → {a: 'b', c: 'd'}, lower-cased; the last of a property wins, as in CSS. Only the first
+ * MAX_DECLARATIONS pieces between semicolons are read.
+ */
 export const declarations = (css: string): Map<string, string> => {
   const out = new Map<string, string>();
-  for (const part of css.split(';', MAX_DECLARATIONS)) {
-    const colon = part.indexOf(':');
-    if (colon <= 0) continue;
-    const value = part.slice(colon + 1).replace(/!\s*important/i, '').trim().toLowerCase();
-    out.set(part.slice(0, colon).trim().toLowerCase(), value);
+  let start = 0;
+  for (let piece = 0; piece < MAX_DECLARATIONS && start <= css.length; piece++) {
+    let end = css.indexOf(';', start);
+    if (end < 0) end = css.length;
+    const colon = css.indexOf(':', start);
+    if (colon > start && colon < end) {
+      const raw = css.slice(start, colon).trim();
+      // Only what decides whether text is seen is read further (a page's fonts and margins are most of its CSS).
+      // Lower-casing keeps a name's length unless it holds U+0130, which no seen property does.
+      const name = raw.length >= SEEN_LENGTHS[0] && raw.length <= SEEN_LENGTHS[1] ? raw.toLowerCase() : '';
+      if (SEEN_PROPERTIES.has(name)) out.set(name, css.slice(colon + 1, end).replace(/!\s*important/i, '').trim().toLowerCase());
+    }
+    start = end + 1;
   }
   return out;
 };
@@ -44,13 +70,10 @@ const fontShorthandSize = (font: string): number => {
 
 const unreadable = (px: number) => !Number.isNaN(px) && px < UNREADABLE_FONT_PX;
 
-/** A colour with no opacity: `transparent`, an rgba/hsla or `/ 0` alpha of zero, #rgba or #rrggbbaa ending in 0. */
+/** A colour too transparent to read: `transparent`, an alpha (rgba, hsla, `/ a`, #rgba, #rrggbbaa) near zero. */
 const transparentColour = (c: string | undefined): boolean => {
-  if (!c) return false;
-  if (c === 'transparent') return true;
-  const alpha = /^(?:rgba?|hsla?)\(.*[,/]\s*(0*\.?0+%?)\s*\)$/.exec(c);
-  if (alpha) return Number.parseFloat(alpha[1]) === 0;
-  return /^#(?:[0-9a-f]{3}0|[0-9a-f]{6}00)$/.test(c);
+  const colour = c ? parseColour(c) : undefined;
+  return !!colour && colour.a < MIN_OPACITY;
 };
 
 /** `rect(0 0 0 0)`, `rect(1px, 1px, 1px, 1px)`: the screen-reader-only clip. */
@@ -69,20 +92,49 @@ const clippedAway = (d: Map<string, string>): boolean => {
   return false;
 };
 
-/** Zero-sized with its overflow cut, or placed far off the screen. */
+/** The opacity a declaration gives (`0.5`, `50%`), or NaN. */
+export const opacityOf = (value: string | undefined): number => {
+  const m = value ? /^([+-]?(?:\d+\.?\d*|\.\d+))(%?)$/.exec(value.trim()) : null;
+  if (!m) return Number.NaN;
+  const n = Number(m[1]) / (m[2] ? 100 : 1);
+  return Math.min(1, Math.max(0, n));
+};
+
+const MOVES = /(translate(?:x|y|3d)?|matrix(?:3d)?)\(([^()]*)\)/g;
+
+/** A translation far to the left or top, where no scrolling reaches (`translateX(-10000px)`, a matrix's offsets). */
+const translatedAway = (transform: string): boolean => {
+  // An exec loop rather than matchAll, which copies the pattern on every call; every match is a function's text.
+  MOVES.lastIndex = 0;
+  for (let m = MOVES.exec(transform); m; m = MOVES.exec(transform)) {
+    const args = m[2].split(/[\s,]+/).filter(Boolean);
+    const offsets =
+      m[1] === 'matrix' ? args.slice(4, 6).map((a) => pixels(`${a}px`)) : m[1] === 'matrix3d' ? args.slice(12, 14).map((a) => pixels(`${a}px`)) : args.slice(0, 2).map(pixels);
+    if (offsets.some((o) => o <= OFF_SCREEN_PX)) return true;
+  }
+  return false;
+};
+
+const SIZES = ['width', 'height', 'max-width', 'max-height'];
+const offScreen = (d: Map<string, string>, property: string) => pixels(d.get(property)) <= OFF_SCREEN_PX;
+
+/** Zero-sized with its overflow cut, or placed far off the page. */
 const outOfSight = (d: Map<string, string>): boolean => {
-  const overflow = d.get('overflow') ?? '';
-  if (/\b(hidden|clip)\b/.test(overflow)) {
-    for (const p of ['width', 'height', 'max-width', 'max-height']) {
+  const overflow = d.get('overflow');
+  if (overflow && /\b(hidden|clip)\b/.test(overflow)) {
+    for (const p of SIZES) {
       const px = pixels(d.get(p));
       if (!Number.isNaN(px) && px <= 1) return true;
     }
   }
-  if (pixels(d.get('text-indent')) <= OFF_SCREEN_PX) return true;
-  if (/^(absolute|fixed)$/.test(d.get('position') ?? '')) {
-    if (['left', 'top', 'right', 'bottom'].some((p) => pixels(d.get(p)) <= OFF_SCREEN_PX)) return true;
+  if (offScreen(d, 'text-indent')) return true;
+  const position = d.get('position');
+  if (position && /^(absolute|fixed|relative|sticky)$/.test(position)) {
+    if (offScreen(d, 'left') || offScreen(d, 'top') || offScreen(d, 'right') || offScreen(d, 'bottom')) return true;
   }
-  return /^scale[xy]?\(\s*0(?:\.0+)?\s*[,)]/.test(d.get('transform') ?? '');
+  if (offScreen(d, 'margin-left') || offScreen(d, 'margin-top')) return true;
+  const transform = d.get('transform');
+  return !!transform && (/^scale[xy]?\(\s*0(?:\.0+)?\s*[,)]/.test(transform) || translatedAway(transform));
 };
 
 /** Whether these declarations hide the element's text from a reader. */
@@ -90,13 +142,14 @@ export const hidesText = (d: Map<string, string>): boolean => {
   if (d.get('display') === 'none') return true;
   if (/^(hidden|collapse)$/.test(d.get('visibility') ?? '')) return true;
   if (d.get('content-visibility') === 'hidden') return true;
-  const opacity = d.get('opacity');
-  if (opacity !== undefined && /^[+-]?(?:0*\.?0+)%?$/.test(opacity)) return true;
+  if (opacityOf(d.get('opacity')) < MIN_OPACITY) return true;
   if (unreadable(pixels(d.get('font-size')))) return true;
   const font = d.get('font');
   if (font && unreadable(fontShorthandSize(font))) return true;
   // Transparent text over a gradient clipped to the text is a drawn effect, not hidden text.
-  const paintedByBackground = /\btext\b/.test(`${d.get('background-clip') ?? ''} ${d.get('-webkit-background-clip') ?? ''}`);
+  const clip = d.get('background-clip');
+  const webkitClip = d.get('-webkit-background-clip');
+  const paintedByBackground = (clip !== undefined || webkitClip !== undefined) && /\btext\b/.test(`${clip ?? ''} ${webkitClip ?? ''}`);
   if (!paintedByBackground && (transparentColour(d.get('color')) || transparentColour(d.get('-webkit-text-fill-color')))) return true;
   return clippedAway(d) || outOfSight(d);
 };
@@ -108,7 +161,7 @@ export const showsElement = (d: Map<string, string>): boolean => {
 };
 
 /** Words one of the hiding declarations needs: most inline styles (colours, margins) have none and are not parsed. */
-const MAY_HIDE = /none|hidden|collapse|opacity|font|transparent|rgba|hsla|#|clip|indent|-\d{3}|scale|width|height/i;
+const MAY_HIDE = /none|hidden|collapse|opacity|font|transparent|rgba|hsla|#|clip|indent|-\d{3}|scale|width|height|translate|matrix/i;
 
 /** An inline `style` attribute that hides the element's text. */
 export const hiddenByStyle = (style: string): boolean => MAY_HIDE.test(style) && hidesText(declarations(style));

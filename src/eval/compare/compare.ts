@@ -3,6 +3,7 @@ import type { QuestionRow, ScoreOptions } from '../scorers/types';
 import { mcnemarExact, pairedBootstrapDelta, pairedPermutationP } from '../stats/paired';
 import type { Interval } from '../stats/bootstrap';
 import type { Benchmark, EvalItem, ItemScore, Prediction } from '../types';
+import { compareCitationSupport } from '../metrics/citation-support';
 
 export interface MetricComparison {
   a: number | null;
@@ -43,6 +44,8 @@ export interface Comparison {
   flipped: Flip[];
   manifestDiff: { field: string; a: unknown; b: unknown }[];
   unpaired: { onlyA: number; onlyB: number };
+  /** The share (%) of verified citations that support the answer, on the questions both asked (issue 40). */
+  citationSupport: { a: number | null; b: number | null; delta: number | null };
   /** What an abstention threshold (or any other change) did to "I don't know": answers given up and gained. */
   abstention: { a: number; b: number; newlyAbstained: { n: number; wereRight: number; wereWrong: number }; newlyAnswered: { n: number; right: number; wrong: number } };
 }
@@ -150,6 +153,7 @@ export const compareEvaluations = (
     flipped,
     manifestDiff: o.manifestDiff,
     unpaired: { onlyA: A.rows.length - paired.length, onlyB: B.rows.length - paired.length },
+    citationSupport: compareCitationSupport(paired.map((i) => i.id), A.predictions, B.predictions),
     abstention: abst,
   };
 };

@@ -18,6 +18,7 @@ export const comparisonTable = (c: Comparison, names: { a: string; b: string }):
     `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
     ...rows.map(line),
     `B against A on the main per-question score: ${c.wins} wins, ${c.losses} losses, ${c.ties} ties; ${c.flipped.length} questions flipped`,
+    `citations that support the answer: A ${f(c.citationSupport.a)} %, B ${f(c.citationSupport.b)} % of the verified ones (${signed(c.citationSupport.delta)})`,
     `"I don't know": A ${a.a}, B ${a.b}; B newly abstained on ${a.newlyAbstained.n} (A had ${a.newlyAbstained.wereRight} of them right, ${a.newlyAbstained.wereWrong} wrong) and newly answered ${a.newlyAnswered.n} (${a.newlyAnswered.right} right)`,
     `manifest fields that differ: ${c.manifestDiff.map((d) => d.field).join(', ') || 'none'}`,
     '',
@@ -45,6 +46,7 @@ export const comparisonHtml = (c: Comparison, names: { a: string; b: string }): 
 <h1>${escapeHtml(c.benchmark)}: B against A</h1>
 <p>A = <code>${escapeHtml(names.a)}</code>, B = <code>${escapeHtml(names.b)}</code>. ${c.n} questions asked by both (${c.unpaired.onlyA} only in A, ${c.unpaired.onlyB} only in B, left out). Delta = B − A in points; its 95 % interval is a paired bootstrap over questions; p is McNemar's exact test for 0/1 per-question metrics, a paired permutation test otherwise.</p>
 <table><thead><tr><th>metric</th><th class="num">A</th><th class="num">B</th><th class="num">delta</th><th class="num">95 % CI</th><th class="num">p</th><th>test</th></tr></thead><tbody>${metricRows}</tbody></table>
+<p>Citations that support the answer: A ${f(c.citationSupport.a)} %, B ${f(c.citationSupport.b)} % of the verified ones (${signed(c.citationSupport.delta)} points).</p>
 <p>On the main per-question score B has <b>${c.wins}</b> wins, <b>${c.losses}</b> losses and <b>${c.ties}</b> ties. "I don't know": A ${a.a}, B ${a.b}; B newly abstained on ${a.newlyAbstained.n} (A had ${a.newlyAbstained.wereRight} right, ${a.newlyAbstained.wereWrong} wrong) and newly answered ${a.newlyAnswered.n} (${a.newlyAnswered.right} right).</p>
 <h2>Flipped questions (${c.flipped.length})</h2>
 ${c.flipped.length ? `<table><thead><tr><th>id</th><th>question</th><th>gold</th><th>A</th><th>B</th></tr></thead><tbody>${flips}</tbody></table>` : '<p>None.</p>'}

@@ -1,16 +1,10 @@
 import type { Config } from '../../config';
-import { askHold, type GateClient, type GateNamespace } from '../../net/politeness/pass';
-import type { GateHold, GateParty, GatePolicy } from '../../net/politeness/policy';
+import { holdOf, type Board } from '../../net/politeness/board';
+import type { Gate, GateNamespace } from '../../net/politeness/pass';
+import type { GateHold, GatePolicy } from '../../net/politeness/policy';
 import { mediawikiBudget } from './wikimedia';
 
 export type { GateNamespace } from '../../net/politeness/pass';
-
-/** What a run adds to the gates: its signal (a wait ends with the run), where its waits are told, and whose it is. */
-export interface GateCaller {
-  signal?: AbortSignal;
-  onWait?: (note: string, ms: number) => void;
-  party?: GateParty;
-}
 
 type PolicyConfig = Pick<
   Config,
@@ -41,22 +35,21 @@ export const liveGates = (config: PolicyConfig, requestTimeoutMs: number): Map<s
   const urls = [config.WIKIPEDIA_API_URL, config.WIKIDATA_API_URL, config.WIKIDATA_SPARQL_URL].map((u) => new URL(u));
   const shared = (u: URL) => new Set(urls.filter((o) => o.host === u.host).map(endpointOf)).size > 1;
   const ownName = (u: URL) => (shared(u) ? `host:${endpointOf(u)}` : `host:${u.host}`);
+  // A gate knows its own name through its policy, so it can publish its hold under it (src/net/politeness/board.ts).
+  const gate = (name: string, policy: Omit<GatePolicy, 'name'>, hosts: string[]): LiveGate => ({ name, policy: { ...policy, name }, hosts });
   const gates = new Map<string, LiveGate>();
   for (const api of urls.slice(0, 2)) {
     const policy = { ...base, concurrency: config.MEDIAWIKI_CONCURRENCY };
     gates.set(
       endpointOf(api),
       budget?.hosts.includes(api.host)
-        ? { name: `mediawiki:${budget.hosts.join('+')}`, policy: { ...policy, requestsPerMinute: budget.perMinute }, hosts: budget.hosts }
-        : { name: ownName(api), policy, hosts: [api.host] },
+        ? gate(`mediawiki:${budget.hosts.join('+')}`, { ...policy, requestsPerMinute: budget.perMinute }, budget.hosts)
+        : gate(ownName(api), policy, [api.host]),
     );
   }
   const wdqs = urls[2];
-  gates.set(endpointOf(wdqs), {
-    name: ownName(wdqs),
-    policy: { ...base, concurrency: config.WDQS_CONCURRENCY, queryMsPerMinute: config.WDQS_QUERY_SECONDS_PER_MINUTE * 1000, errorsPerMinute: config.WDQS_ERRORS_PER_MINUTE },
-    hosts: [wdqs.host],
-  });
+  const wdqsPolicy = { ...base, concurrency: config.WDQS_CONCURRENCY, queryMsPerMinute: config.WDQS_QUERY_SECONDS_PER_MINUTE * 1000, errorsPerMinute: config.WDQS_ERRORS_PER_MINUTE };
+  gates.set(endpointOf(wdqs), gate(ownName(wdqs), wdqsPolicy, [wdqs.host]));
   return gates;
 };
 
@@ -64,27 +57,20 @@ export const liveGates = (config: PolicyConfig, requestTimeoutMs: number): Map<s
 const endpointOf = (u: URL) => `${u.host}${u.pathname}`;
 
 /** The gate of a URL's host, for liveHttp's `gateFor`. */
-export const gatesFor = (config: PolicyConfig, ns: GateNamespace, caller: GateCaller, requestTimeoutMs: number) => {
+export const gatesFor = (config: PolicyConfig, ns: GateNamespace, requestTimeoutMs: number) => {
   const gates = liveGates(config, requestTimeoutMs);
-  return (url: URL): GateClient | undefined => {
+  return (url: URL): Gate | undefined => {
     const gate = gates.get(endpointOf(url));
     if (!gate) return undefined;
-    return {
-      backend: ns.get(ns.idFromName(gate.name)),
-      policy: gate.policy,
-      host: url.host,
-      maxWaitMs: config.POLITENESS_MAX_WAIT_MS,
-      signal: caller.signal,
-      onWait: caller.onWait,
-      party: caller.party,
-    };
+    return { backend: ns.get(ns.idFromName(gate.name)), policy: gate.policy, host: url.host, maxWaitMs: config.POLITENESS_MAX_WAIT_MS };
   };
 };
 
-/** The live hosts their gates hold back right now (a Retry-After or maxlag still running), for /healthz. */
-export const heldHosts = async (config: PolicyConfig, ns: GateNamespace): Promise<Array<{ host: string; hold: GateHold }>> => {
+/** The live hosts their gates hold back right now (a Retry-After or maxlag still running), by the status board, for /healthz. */
+export const heldHosts = (config: PolicyConfig, board: Board, now = Date.now()): Array<{ host: string; hold: GateHold }> => {
   if (config.POLITENESS === 'off') return [];
   const byName = new Map([...liveGates(config, 15_000).values()].map((g) => [g.name, g]));
-  const holds = await Promise.all([...byName.values()].map(async (g) => ({ host: g.hosts.join(' and '), hold: await askHold(ns.get(ns.idFromName(g.name)), g.policy) })));
-  return holds.filter((h): h is { host: string; hold: GateHold } => !!h.hold && h.hold.ms > 0);
+  return [...byName.values()]
+    .map((g) => ({ host: g.hosts.join(' and '), hold: holdOf(board, g.name, g.policy.maxBackoffMs, now) }))
+    .filter((h) => h.hold.ms > 0);
 };
