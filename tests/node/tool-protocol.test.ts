@@ -1,3 +1,4 @@
+// @module-tag slow
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDev, type DevServer } from '../support/dev-server.mjs';
 import { startStub, type Stub, type StubRequest } from '../support/openai-stub.mjs';

@@ -1,9 +1,10 @@
 // Runs before every file of the workers project. The files share one workerd runtime per vitest worker
 // (vitest.config.ts: `isolate: false`, so the Worker is loaded once, not once per file); what one file leaves in that
-// runtime must not decide another file's outcome. Two things would:
+// runtime must not decide another file's outcome. Three things would:
 import '@hono/zod-openapi';
 import { env, listDurableObjectIds, runInDurableObject } from 'cloudflare:test';
 import { beforeAll } from 'vitest';
+import { installTestVars } from '../../src/config-test-vars';
 
 // 1. zod schemas gain `.openapi()` (which /mcp's tool listing and /openapi.json use) when @hono/zod-openapi is first
 //    imported, and a zod 4 schema takes the methods it gets when it is made. In the Worker the routes import it before
@@ -27,4 +28,7 @@ beforeAll(async () => {
       state.abort();
     }).catch(() => undefined);
   }
+  // 3. Vars a file laid over the Worker's (installTestVars: live evidence, a stand-in's URL) are module state: a file
+  //    that failed before its own clean-up would hand them to the next. Each file starts with the Worker's own.
+  installTestVars();
 }, 60_000);
