@@ -102,7 +102,13 @@ const forward = (req, res, { upstream, agent, log }) => {
   res.on('close', () => !res.writableFinished && upReq.destroy());
   req.on('error', () => upReq.destroy());
   upReq.on('error', (err) => {
-    if (res.headersSent || res.destroyed) return void res.destroy();
+    if (res.destroyed) return; // the client went first
+    if (res.headersSent) {
+      // The answer began: its own stream decides how it ends (brokeMidway). What the client still sends is dropped,
+      // so a client that sends its whole body before reading still gets the answer rather than a reset.
+      req.unpipe(upReq);
+      return void req.resume();
+    }
     if (err.code !== 'ECONNREFUSED') log(`npm run dev: ${req.method} ${req.url.slice(0, 200)}: the connection to wrangler broke before an answer (${err.code ?? err.message}); the client got 503 dev_server_unavailable`);
     sendUnavailable(res, err.code === 'ECONNREFUSED' ? 'unreachable' : 'replaced');
   });

@@ -28,6 +28,11 @@ const stand = (req: IncomingMessage, res: ServerResponse) => {
   let bytes = 0;
   const record = { path, host: req.headers.host, ip: req.headers['cf-connecting-ip'] as string | undefined, bytes: 0, sha: '', cutOff: false };
   seen.push(record);
+  if (path === '/early') {
+    // Refuses an upload after its first piece and drops the connection, as a server that stops reading may.
+    req.once('data', () => res.writeHead(413, { 'content-type': 'application/json' }).end('{"error":{"code":"too_large","message":"m"}}', () => setTimeout(() => req.socket.destroy(), 50)));
+    return;
+  }
   req.on('data', (c: Buffer) => {
     bytes += c.length;
     hash.update(c);
@@ -54,6 +59,11 @@ const stand = (req: IncomingMessage, res: ServerResponse) => {
 
 beforeAll(async () => {
   upstream = http.createServer(stand);
+  // An upgraded connection (a WebSocket's, here a bare echo protocol): switched, then every byte comes back.
+  upstream.on('upgrade', (req, socket) => {
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\nX-Seen-Path: ${req.url}\r\n\r\n`);
+    socket.pipe(socket);
+  });
   await new Promise<void>((ok) => upstream.listen(0, '127.0.0.1', ok));
   const port = await freePort();
   front = await startFront({ ip: '127.0.0.1', port, upstream: { host: '127.0.0.1', port: (upstream.address() as { port: number }).port }, log: (l) => lines.push(l) });
@@ -108,6 +118,12 @@ describe("npm run dev's front server", () => {
     expect(chunked).toEqual({ bytes: body.length, sha });
   });
 
+  it('hands over an early refusal whole while the client is still uploading, even when the upstream then drops the connection', async () => {
+    const res = await fetch(`${url}/early`, { method: 'POST', body: Buffer.alloc(20 * 1024 * 1024) });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: { code: 'too_large', message: 'm' } });
+  });
+
   it('delivers each SSE event as it is written, before the stream ends', async () => {
     const res = await fetch(`${url}/sse`);
     const reader = res.body!.getReader();
@@ -147,6 +163,19 @@ describe("npm run dev's front server", () => {
     const record = seen.at(-1)!;
     for (let i = 0; i < 100 && !record.cutOff; i++) await new Promise((r) => setTimeout(r, 20));
     expect(record.cutOff).toBe(true);
+  });
+
+  it('passes an upgraded connection (a WebSocket) through both ways', async () => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (d) => {
+      received += d;
+      if (received.includes('\r\n\r\n') && !received.includes('ping')) socket.write('ping');
+    });
+    socket.write('GET /tunnel HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
+    for (let i = 0; i < 100 && !received.endsWith('ping'); i++) await new Promise((r) => setTimeout(r, 20));
+    socket.destroy();
+    expect(received).toMatch(/^HTTP\/1\.1 101 [^]*X-Seen-Path: \/tunnel[^]*\r\n\r\nping$/);
   });
 
   it('answers 503 JSON with Retry-After while nothing listens upstream (wrangler starting or restarting)', async () => {
