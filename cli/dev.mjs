@@ -75,6 +75,9 @@ if (upstream) {
   });
 }
 
+// A reader that went away (`npm run dev | head`) must not end the server over a log line.
+for (const out of [process.stdout, process.stderr]) out.on('error', () => {});
+
 /** Passes wrangler's output on line by line, naming the user's port where wrangler names its own. */
 const relay = (from, to) => {
   const own = upstream && new RegExp(`\\b(?:127\\.0\\.0\\.1|localhost):${upstream.port}\\b`, 'g');
