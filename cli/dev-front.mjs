@@ -30,7 +30,7 @@ const RETRY_AFTER_S = 1;
 
 const MESSAGES = {
   unreachable: 'the local Worker is not reachable: npm run dev is starting or restarting it; retry in a moment',
-  replaced: 'the local Worker stopped while answering (npm run dev restarts it); retry in a moment',
+  replaced: "the local Worker did not answer: it stopped or restarted mid-request, or failed outside its own error handling (npm run dev's terminal says which); retry in a moment",
 };
 
 /** `rawHeaders` ([name, value, name, value, …]) without the hop-by-hop names and without `drop`. */

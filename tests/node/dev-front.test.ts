@@ -90,7 +90,7 @@ const expectUnavailable = async (res: Response) => {
 describe("npm run dev's front server", () => {
   it("replaces wrangler's stack (text or an HTML page) by a JSON error, and logs the original for the terminal", async () => {
     for (const path of ['/stack', '/html-stack']) {
-      expect(await expectUnavailable(await fetch(`${url}${path}`, { method: 'POST', body: '{}' }))).toContain('stopped while answering');
+      expect(await expectUnavailable(await fetch(`${url}${path}`, { method: 'POST', body: '{}' }))).toContain('did not answer');
     }
     await new Promise((r) => setTimeout(r, 100));
     expect(lines.join('\n')).toContain('Error: Network connection lost.');
