@@ -1,4 +1,4 @@
-// Slow (starts npm run dev): gets the slow module tag when the test tags of branch i42-speed are on main.
+// @module-tag slow
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDev, type DevServer } from '../support/dev-server.mjs';
 import { startStub, type Stub } from '../support/openai-stub.mjs';
