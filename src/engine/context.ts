@@ -12,6 +12,7 @@ import { evidenceBook, type EvidenceBook } from './attribution/attribute';
 import { stepAttribution, type StepAttribution } from './attribution/step-attribution';
 import { liveLLM, type LiveDeltas } from './live-deltas';
 import { meteredLLM } from './metered-llm';
+import { sampled, samplingOf } from './sampling';
 import { PromptHistory, reuseMeter } from './prompt-reuse';
 import { noTracer, type Tracer } from './trace';
 import type { RunContext, RunRequest, Usage } from './types';
@@ -80,11 +81,12 @@ const stepLLM = (parts: ContextParts): LLM => {
       parts.note?.(text);
     },
   });
+  const sampling = samplingOf(parts.request);
   const told: LLM = {
     ...windowed,
     chat: (request) =>
       windowed.chat({
-        ...request,
+        ...sampled(request, sampling),
         party: request.party ?? parts.party,
         onWait: (text, ms) => {
           addModelWait(parts.usage, ms);

@@ -27,6 +27,8 @@ export interface ChatRequest {
    */
   droppable?: string[];
   temperature?: number;
+  /** Asks the server for reproducible sampling (OpenAI's `seed`; `options.sampling.seed`, one per epoch of an evaluation). */
+  seed?: number;
   /** Called with each text delta when the provider streams. */
   onDelta?: (text: string) => void;
   /** Told before a provider retries the call: the deltas of the failed attempt do not count, the retry's start anew. */

@@ -88,6 +88,7 @@ export const workersAIProvider = (ai: Ai, opts: WorkersAIOptions): LLM => {
         messages,
         max_tokens: request.maxTokens ?? 1024,
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+        ...(request.seed !== undefined ? { seed: request.seed } : {}),
       };
       const read = async (signal: AbortSignal): Promise<WorkersAIOutput> => {
         if (!request.onDelta) return ((await untilAborted(run(chosen, inputs, { signal }), signal)) ?? {}) as WorkersAIOutput;

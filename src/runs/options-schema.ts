@@ -51,6 +51,13 @@ const common = {
     .enum(CONFIDENCE_LEVELS, { message: `options.abstainBelow must be a confidence level: ${CONFIDENCE_LEVELS.join(', ')} (docs/CONFIDENCE.md)` })
     .optional()
     .meta({ description: `answer "I don't know" when the confidence is under this level (${CONFIDENCE_LEVELS.join(' < ')}); the answer step records abstainedBelow; docs/CONFIDENCE.md` }),
+  sampling: z
+    .strictObject({
+      seed: int(0, 2 ** 31).optional().meta({ description: 'sent to the model as `seed` with every call of the run (an evaluation\'s epochs use one each)' }),
+      temperature: z.number().min(0).max(2).optional().meta({ description: 'every model call of the run at this temperature instead of its purpose\'s (GET /v1/config lists those)' }),
+    })
+    .optional()
+    .meta({ description: 'how the run\'s model calls sample: a seed and a temperature for all of them (src/engine/sampling.ts)' }),
   testEvidence: z.literal('live').optional().meta({ description: 'test builds only (TEST_MODE): live evidence for this run; ignored otherwise' }),
   testKgUrl: z.url().max(500).optional().meta({ description: 'test builds only (TEST_MODE): the CRAG KG server of this run instead of CRAG_API_URL; ignored otherwise' }),
 };

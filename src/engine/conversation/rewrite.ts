@@ -37,7 +37,6 @@ export const rewriteQuestion = async (ctx: RunContext): Promise<{ standalone: st
       { role: 'user', content: `${renderTurns(turns)}\n${fence('QUESTION', asked)}\n\nStandalone question:` },
     ],
     maxTokens: 200,
-    temperature: 0,
   });
   const standalone = standaloneFrom(reply.text);
   const output = standalone ?? `the rewrite gave no question; answering "${oneLine(asked).slice(0, 300)}" as asked`;

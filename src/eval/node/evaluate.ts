@@ -73,6 +73,8 @@ export interface EvaluationSummary {
   honest: HonestFigures;
   /** The scoring the metrics were computed with (compare re-scores the same way). */
   riskCoverage: { best: { threshold: string; score: number } };
+  /** What the metric families (src/eval/families/) added: metrics.json fields and pieces of the summary line. */
+  families: { fields: Record<string, unknown>; summaries: string[] };
 }
 
 /** Every question asked failed: nothing was measured, so no metrics or report are written. */

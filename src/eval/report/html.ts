@@ -21,6 +21,8 @@ export interface ReportMeta {
   rehearsal?: boolean;
   /** The options the run was scored with (QALD's label table), so per-source answers are judged the same way. */
   scoring?: ScoreOptions;
+  /** Sections of the metric families (src/eval/families/), shown after the metrics. */
+  sections?: { heading: string; html: string }[];
 }
 
 const STYLE = `
@@ -69,6 +71,7 @@ ${meta.rehearsal ? rehearsalBanner() : ''}${warningsHtml(meta.honest?.warnings ?
 ${meta.manifest ? manifestHtml(meta.manifest) : ''}
 <p>${result.n} questions${meta.honest ? ` · ${meta.honest.emptyGold} with an empty gold set · 95 % intervals from ${meta.honest.bootstrap.resamples} bootstrap resamples (seed ${meta.honest.bootstrap.seed})` : ''}${meta.url ? ` · service <code>${escapeHtml(meta.url)}</code>` : ''}${meta.createdAt ? ` · ${escapeHtml(meta.createdAt)}` : ''} · HTTP errors ${a.errors}${result.judge ? ` · judge ${escapeHtml(result.judge)}` : ''}</p>
 <div class="metrics">${metrics}</div>
+${(meta.sections ?? []).map((x) => section(x.heading, x.html)).join('\n')}
 ${section('Accuracy per category', barChart(groupBars(a.byCategory), { max: 100, unit: '%', title: 'accuracy per category' }))}
 ${section('Accuracy per question type', barChart(groupBars(a.byType), { max: 100, unit: '%', title: 'accuracy per type' }))}
 ${section('Per-source answers (prevalence, precision, recall)', `<p>Prevalence: how often the source gave an answer; precision: how often that answer was right; recall: right answers over all questions.</p>

@@ -27,7 +27,6 @@ export const parametricStrategy: Strategy<ParametricState> = {
               { role: 'user', content: fence('QUESTION', ctx.request.question) },
             ],
       maxTokens: 256,
-      temperature: 0,
     });
     const answer = result.text.trim().replace(/^answer:\s*/i, '') || "I don't know";
     return {

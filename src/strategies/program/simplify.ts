@@ -35,7 +35,6 @@ const simplifyBySentences = async (state: ProgramState, ctx: RunContext, input: 
     purpose: 'simplify',
     messages: [{ role: 'user', content: simplifyPaperPrompt.replace('{{question}}', () => oneLine(state.question)).replace('{{knowledge}}', () => defuseProtocol(knowledge.join('\n'))).trim() }],
     maxTokens: 128,
-    temperature: 0,
   });
   return withSimplified(state, reply.text, (rewritten) =>
     rewritten
@@ -73,7 +72,6 @@ const simplifyByPassages = async (state: ProgramState, ctx: RunContext, input: P
       },
     ],
     maxTokens: 128,
-    temperature: 0,
   });
   return withSimplified(state, reply.text, (rewritten) =>
     rewritten

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { PURPOSES } from '../../src/config-purposes';
+import { installScript } from '../../src/llm/scripted';
+import { get, post } from './helpers';
+
+/** GET /v1/config: what an evaluation's manifest records about the service, and options.sampling reaching the model. */
+const settings = async (query = '') => {
+  const res = await get(`/v1/config${query}`);
+  return { status: res.status, body: await res.json<any>() };
+};
+
+describe('GET /v1/config', () => {
+  it('names the evidence, its hosts (never URLs or secrets), the limits and every purpose', async () => {
+    const { status, body } = await settings();
+    expect(status).toBe(200);
+    expect(body.evidence).toMatchObject({
+      mode: 'static',
+      replay: null,
+      endpoints: { wikipedia: 'en.wikipedia.org', wikidataSparql: 'query.wikidata.org', wikidataApi: 'www.wikidata.org', cragApi: null },
+      politeness: 'on',
+      contactSet: true,
+    });
+    expect(body.limits).toMatchObject({ maxSteps: 40, maxLLMCalls: 40, maxWallMs: 300_000, maxTokens: 400_000 });
+    expect(body.llm).toMatchObject({ provider: 'scripted', host: null });
+    expect(Object.keys(body.purposes).sort()).toEqual([...PURPOSES].sort());
+    // CRAG's self-consistency samples differ; every other step is asked at 0.
+    expect(body.purposes.attribute.temperature).toBe(0.7);
+    expect(body.purposes.calculator.temperature).toBe(0.5);
+    expect(body.purposes.agent).toMatchObject({ temperature: 0 });
+    expect(JSON.stringify(body)).not.toMatch(/https?:\/\/|api\.php|tests@example\.org/);
+    expect(body.resolved).toBeUndefined();
+  });
+
+  it('names every bundled few-shot library by the SHA-256 of its files, with its process ids', async () => {
+    const { body } = await settings();
+    const mintaka = body.fewshot.libraries.mintaka;
+    expect(mintaka.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(mintaka.processes).toBe(mintaka.ids.length);
+    expect(mintaka.ids[0]).toMatch(/^mintaka\/\d\d-/);
+    const shas = Object.values(body.fewshot.libraries).map((l: any) => l.sha256);
+    expect(new Set(shas).size).toBe(shas.length);
+    expect((await settings()).body.fewshot).toEqual(body.fewshot);
+  });
+
+  it('resolves a variant and mode’s options with their defaults: recipe, fewshot, k, library, rounds', async () => {
+    const agent = (await settings(`?variant=mintaka&mode=agent&options=${encodeURIComponent('{"recipe":"paper","limits":{"maxLLMCalls":3}}')}`)).body.resolved;
+    expect(agent).toMatchObject({ variant: 'mintaka', mode: 'agent' });
+    expect(agent.options).toMatchObject({ recipe: 'paper', fewshot: 'dpp', k: 3, seed: 1, library: 'mintaka', maxIterations: 15, limits: { maxLLMCalls: 3, maxSteps: 40 } });
+    expect(agent.options.sampling).toEqual({ seed: null, temperature: null });
+    const ours = (await settings('?variant=compmix&mode=zero-shot')).body.resolved.options;
+    expect(ours).toMatchObject({ recipe: 'ours', fewshot: 'zero-shot', k: 0, library: 'compmix', maxIterations: 10 });
+    expect((await settings('?variant=hybridqa')).body.resolved).toMatchObject({ mode: 'program', options: { refineRounds: 2, fewshot: 6, simplify: true } });
+    expect((await settings('?variant=crag')).body.resolved).toMatchObject({ mode: 'rag', options: { dynamicPolicy: 'abstain', attributeSamples: 3, kgMode: 'rules' } });
+    expect((await settings('?variant=mintaka&mode=rag&options=%7B%22recipe%22%3A%22paper%22%7D')).body.resolved.options).toMatchObject({ dynamicPolicy: 'abstain', attributeSamples: 5 });
+  });
+
+  it('refuses a wrong option, mode or options text with a 400 naming it', async () => {
+    const typo = await settings(`?mode=agent&options=${encodeURIComponent('{"fewshots":"dpp"}')}`);
+    expect(typo.status).toBe(400);
+    expect(typo.body.error.message).toContain('options.fewshots is not an option of mode "agent"');
+    expect((await settings('?mode=nonsense')).status).toBe(400);
+    expect((await settings('?mode=agent&options=not-json')).body.error.message).toContain('JSON object');
+  });
+
+  it('is documented in /openapi.json', async () => {
+    const doc = await (await get('/openapi.json')).json<any>();
+    expect(doc.paths['/v1/config'].get.operationId).toBe('serviceSettings');
+    expect(doc.components.schemas.ServiceSettings).toBeDefined();
+  });
+});
+
+describe('options.sampling', () => {
+  it('sends one seed and one temperature with every model call of the run; without it each purpose’s temperature', async () => {
+    const llm = installScript({ parametric: ['Paris', 'Paris'] });
+    const asked = await post('/v1/answer', { question: 'Capital of France?', mode: 'parametric', options: { sampling: { seed: 7, temperature: 0.3 } } });
+    expect(asked.status).toBe(200);
+    expect(llm.requests[0]).toMatchObject({ purpose: 'parametric', seed: 7, temperature: 0.3 });
+    await post('/v1/answer', { question: 'Capital of Spain?', mode: 'parametric' });
+    expect(llm.requests[1].temperature).toBe(0);
+    expect(llm.requests[1].seed).toBeUndefined();
+    const wrong = await post('/v1/answer', { question: 'q', mode: 'parametric', options: { sampling: { temperature: 9 } } });
+    expect(wrong.status).toBe(400);
+  });
+});
