@@ -35,7 +35,7 @@ const settingsSchema = z
     resolved: z
       .object({ variant: z.string(), mode: z.string(), options: z.record(z.string(), z.unknown()) })
       .optional()
-      .meta({ description: 'with ?variant= or ?mode=: every option of such a run (and of ?options=) once its defaults are applied' }),
+      .meta({ description: 'with ?variant=, ?mode= or ?options=: every option of such a run (and of ?options=) once its defaults are applied' }),
   })
   .openapi('ServiceSettings', { description: 'The service\'s settings that decide what a run does; no secret, token or full URL.' });
 

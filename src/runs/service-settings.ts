@@ -81,12 +81,12 @@ export interface SettingsQuery {
 
 /**
  * The document. `model` is the provider's default model (the configured LLM_MODEL, or the provider's own default).
- * With a variant or a mode, `resolved` holds the options a run of them would work with; the options are checked as
+ * With a variant, a mode or options, `resolved` holds the options a run of them would work with; the options are checked as
  * POST /v1/answer checks them (a 400 naming a wrong key).
  */
 export const serviceSettings = async (config: Config, model: string | undefined, query: SettingsQuery = {}) => {
   const resolved =
-    query.variant || query.mode
+    query.variant || query.mode || query.options
       ? (() => {
           const variant = query.variant ?? config.DEFAULT_VARIANT;
           const mode = query.mode ?? defaultMode(variant, config);

@@ -36,6 +36,7 @@ table.narrow{width:auto;min-width:60%}td code{white-space:nowrap}
 .metrics{display:flex;flex-wrap:wrap;gap:12px}.metric{background:#f5f6fa;border-radius:6px;padding:8px 12px}
 .metric b{display:block;font-size:20px}.metric small{display:block;color:#555}
 .banner{background:#fff4d6;border:1px solid #e0b84c;border-radius:6px;padding:8px 12px}.warn{background:#fde8e8;border-color:#d98}
+.trace pre{white-space:pre-wrap;max-height:240px;overflow:auto;margin:2px 0;font-size:12px}td.step{width:90px;color:#555}tr.trace>td{border-bottom:2px solid #dde}
 .manifest th{width:190px;background:none;color:#555}details summary{cursor:pointer;font-weight:600;margin:8px 0}tr.best td{font-weight:600}.empty{color:#777}.err{color:#a33}code{font-size:12px}
 `;
 
