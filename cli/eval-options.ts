@@ -55,7 +55,7 @@ export const parseOptions = (a: { file?: string; recipe?: string; pairs: string[
     if (keys.some((k) => !k)) throw new InputRefusal(`--option ${pair.slice(0, 80)}: an empty key`);
     const value = optionValue(pair.slice(eq + 1));
     for (const k of keys) if (FORBIDDEN_KEYS.has(k)) throw new InputRefusal(`--option ${pair.slice(0, 80)}: the key "${k}" is refused (it would reach an object's prototype, not the options)`);
-    checkKeys(value, `--option ${keys.join('.')}`);
+    checkKeys(value, '--option', keys);
     setPath(out, keys, value);
   }
   return Object.keys(out).length ? out : undefined;

@@ -1,6 +1,7 @@
 /// <reference types="node" />
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { jsonProblem } from '../loaders/validate';
 
 /**
  * Files the CLIs read, trusted no further than this: a path names a regular file (not a device, a FIFO or a
@@ -86,8 +87,7 @@ export const parseJson = (text: string, what: string): unknown => {
   try {
     return JSON.parse(text);
   } catch (err) {
-    const at = /position (\d+)/.exec((err as Error).message)?.[1];
-    throw new InputRefusal(`${what} is not valid JSON${at ? ` (at character ${at})` : ''}`);
+    throw new InputRefusal(`${what} is not valid JSON (${jsonProblem(err)})`);
   }
 };
 

@@ -56,7 +56,8 @@ export const tableMarkdown = (t: TableDoc): string => {
 
 const csvCell = (v: unknown) => {
   const s = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
-  const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  // Text that a spreadsheet would run as a formula gets a leading quote; numbers stay numbers.
+  const safe = typeof v === 'string' && /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 };
 
