@@ -28,8 +28,8 @@ export interface Column {
   base: CliEvaluation;
 }
 
-export const mergedOptions = (base: Record<string, unknown> | undefined, own: Record<string, unknown> | undefined) => {
-  const merged = { ...(base ?? {}), ...(own ?? {}) };
+export const mergedOptions = (base: Record<string, unknown> | undefined, own: Record<string, unknown> | undefined, column?: Record<string, unknown>) => {
+  const merged = { ...(base ?? {}), ...(own ?? {}), ...(column ?? {}) };
   return Object.keys(merged).length ? merged : undefined;
 };
 
@@ -38,7 +38,7 @@ export const cellDir = (out: string, column: string, system: string, oneColumn: 
 /** Every cell's requests checked by the service (its options above all), before the first question of any. */
 export const checkCells = async (url: string, columns: readonly Column[], systems: readonly TableSystem[]) => {
   let service;
-  for (const c of columns) service ??= await check(url, c.base, systems.map((s) => ({ mode: s.mode ?? c.base.mode, options: mergedOptions(c.base.options, s.options) })));
+  for (const c of columns) service ??= await check(url, c.base, systems.map((s) => ({ mode: s.mode ?? c.base.mode, options: mergedOptions(c.base.options, s.options, s.byBenchmark?.[c.key]) })));
   return service!;
 };
 
@@ -47,7 +47,7 @@ export const runCells = async (url: string, columns: readonly Column[], systems:
   const oneColumn = columns.length === 1;
   for (const c of columns) {
     for (const s of systems) {
-      const options = mergedOptions(c.base.options, s.options);
+      const options = mergedOptions(c.base.options, s.options, s.byBenchmark?.[c.key]);
       const outDir = cellDir(o.out, c.key, s.name, oneColumn);
       process.stderr.write(`\n${oneColumn ? '' : `${c.key} × `}${s.name}: mode ${s.mode ?? c.base.mode ?? 'default'}, options ${JSON.stringify(options ?? {})}\n`);
       const run = { ...c.base, url, outDir, mode: s.mode ?? c.base.mode, options, resume: o.resume, manifest: { ...c.base.manifest, service } };

@@ -28,7 +28,12 @@ const benchmarkSchema = z.strictObject({
   variant: z.string().max(40).optional(),
 });
 
-const systemSchema = z.strictObject({ mode: z.string().regex(/^[a-z][a-z0-9-]{0,40}$/).optional(), options: options.optional() });
+const systemSchema = z.strictObject({
+  mode: z.string().regex(/^[a-z][a-z0-9-]{0,40}$/).optional(),
+  options: options.optional(),
+  // Options for one column only (e.g. the authors' library of each benchmark, `library: "hqa-qald"`).
+  byBenchmark: z.record(name, options).optional(),
+});
 
 const specSchema = z.strictObject({
   title: z.string().max(300).optional(),
@@ -51,7 +56,7 @@ const expand = (path: string, where: string) =>
 export interface ReadSpec {
   title: string;
   benchmarks: { key: string; benchmark: (typeof BENCHMARKS)[number]; spec: z.infer<typeof benchmarkSchema> }[];
-  systems: { name: string; mode?: string; options?: Record<string, unknown> }[];
+  systems: { name: string; mode?: string; options?: Record<string, unknown>; byBenchmark?: Record<string, Record<string, unknown>> }[];
   baseline: string;
   options?: Record<string, unknown>;
 }
@@ -73,7 +78,15 @@ export const readTableSpec = (file: string, baselineFlag?: string): ReadSpec => 
     const paths = Object.fromEntries((['data', 'reference', 'tables', 'mmqaDir', 'labels'] as const).filter((k) => b[k]).map((k) => [k, expand(b[k]!, where)]));
     return { key: columnNames[i], benchmark: benchmark as (typeof BENCHMARKS)[number], spec: { ...b, ...paths } };
   });
-  const systems = Object.entries(s.systems).map(([, sys], i) => ({ name: rowNames[i], ...(sys.mode ? { mode: sys.mode } : {}), ...(sys.options ? { options: sys.options } : {}) }));
+  for (const [row, sys] of Object.entries(s.systems)) {
+    for (const col of Object.keys(sys.byBenchmark ?? {})) if (!(col in s.benchmarks)) throw new InputRefusal(`table spec ${file}: systems.${row}.byBenchmark.${col} names no benchmark of the table`);
+  }
+  const systems = Object.entries(s.systems).map(([, sys], i) => ({
+    name: rowNames[i],
+    ...(sys.mode ? { mode: sys.mode } : {}),
+    ...(sys.options ? { options: sys.options } : {}),
+    ...(sys.byBenchmark ? { byBenchmark: Object.fromEntries(Object.entries(sys.byBenchmark).map(([k, v]) => [columnNames[Object.keys(s.benchmarks).indexOf(k)], v])) } : {}),
+  }));
   const wanted = baselineFlag ?? s.baseline ?? Object.keys(s.systems)[0];
   const at = Object.keys(s.systems).indexOf(wanted);
   if (at < 0) throw new InputRefusal(`table spec ${file}: the baseline "${wanted}" is not one of its systems (${Object.keys(s.systems).join(', ')})`);

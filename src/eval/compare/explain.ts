@@ -1,5 +1,3 @@
-import type { Comparison } from './compare';
-
 /**
  * Which differences between two evaluations' manifests could explain a delta. Every difference is named (the
  * comparison lists them all); these are the ones warned about: the service's settings and code, the model, the data's
@@ -25,5 +23,5 @@ const short = (v: unknown) => {
 };
 
 /** One warning per difference that could explain the delta. */
-export const explainingDifferences = (diff: Comparison['manifestDiff']): string[] =>
+export const explainingDifferences = (diff: readonly { field: string; a: unknown; b: unknown }[]): string[] =>
   diff.filter((d) => explains(d.field)).map((d) => `${d.field} differs (A ${short(d.a)}, B ${short(d.b)}): it could explain the delta`);

@@ -5,6 +5,8 @@ export interface TableSystem {
   name: string;
   mode?: string;
   options?: Record<string, unknown>;
+  /** Options for one column only (its key), on top of `options`. */
+  byBenchmark?: Record<string, Record<string, unknown>>;
 }
 
 /** One column: a benchmark file and how its questions were chosen. */
