@@ -1,7 +1,7 @@
 /**
  * Page-processing speed against the BeautifulSoup reference, on the 25 real pages of CRAG's sample.
  *
- *   npx tsx bench/pages.ts [path/to/sample5.jsonl.gz] [--repeat N]
+ *   npx tsx bench/pages.ts [path/to/sample5.jsonl.gz] [--repeat N]   (default: $BENCHMARK_DATA/crag/sample5.jsonl.gz)
  *
  * Needs Debian's python3 with bs4 for the reference half (apt-get install -y python3-bs4); without it the
  * reference is reported as unavailable and only our figures print. Timings are best-of-N per page (default 3),
@@ -18,8 +18,10 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const repeatAt = args.indexOf('--repeat');
 const repeat = repeatAt >= 0 ? Math.max(1, Number(args[repeatAt + 1]) || 1) : 3;
-const dataPath = resolve(args.find((a, i) => !a.startsWith('--') && i !== repeatAt + 1) ?? resolve(repoRoot, '../shared/data/crag/sample5.jsonl.gz'));
-const referenceScript = resolve(repoRoot, '../shared/reference/pages_bs4.py');
+const dataDir = resolve(repoRoot, process.env.BENCHMARK_DATA || '../shared/data');
+const dataPath = resolve(args.find((a, i) => !a.startsWith('--') && (repeatAt < 0 || i !== repeatAt + 1)) ?? resolve(dataDir, 'crag/sample5.jsonl.gz'));
+// The reference script sits beside the data folder (../shared/reference next to ../shared/data).
+const referenceScript = resolve(dataPath, '../../../reference/pages_bs4.py');
 
 if (!existsSync(dataPath)) {
   console.log(`no data at ${dataPath}: nothing to measure`);

@@ -17,10 +17,21 @@ export interface Archives {
   replay?: string;
 }
 
-/** Whether the confidence is worth anything: the share of answers a verified citation backs, and accuracy per confidence level. */
+const round1 = (v: number) => Math.round(10 * v) / 10;
+
+/**
+ * Whether the confidence is worth anything: the share of answers a verified citation holds, accuracy per confidence
+ * level, and the share of verified citations that support the answer (with its interval).
+ */
 const trustFigures = (s: EvaluationSummary) => ({
-  verifiedCitationRate: s.verifiedCitationRate === null ? null : Math.round(10 * s.verifiedCitationRate) / 10,
-  byConfidence: Object.fromEntries(s.byConfidence.map((g) => [g.label, { n: g.n, accuracy: Math.round(10 * g.accuracy) / 10 }])),
+  verifiedCitationRate: s.verifiedCitationRate === null ? null : round1(s.verifiedCitationRate),
+  byConfidence: Object.fromEntries(s.byConfidence.map((g) => [g.label, { n: g.n, accuracy: round1(g.accuracy) }])),
+  citationSupport: {
+    rate: s.citationSupport.rate === null ? null : round1(s.citationSupport.rate),
+    ci95: s.citationSupport.ci95?.map(round1) ?? null,
+    supporting: s.citationSupport.supporting,
+    verified: s.citationSupport.verified,
+  },
 });
 
 /** The figures every summary carries: intervals, the empty-gold count, how the runs ended, warnings, the best abstention threshold. */

@@ -1,4 +1,5 @@
-import { loadConfig } from '../src/config';
+import { loadConfig, type Config } from '../src/config';
+import { capabilitiesOf, speak } from '../src/llm/capabilities';
 import { openAIJudge, type CountingJudge, type JudgeKind } from '../src/eval/judge';
 import type { Benchmark } from '../src/eval/types';
 import { InputRefusal } from '../src/eval/node/input-files';
@@ -9,25 +10,37 @@ export interface JudgeFlags {
   apiKey?: string;
 }
 
+/** Whether the judge asks for a JSON verdict: LLM_TOOL_PROTOCOL_JUDGE, else LLM_TOOL_PROTOCOL, with what is known of its model. */
+const structuredJudge = (config: Config | undefined, model: string, baseURL: string): boolean => {
+  const asked = config?.LLM_TOOL_PROTOCOLS.judge ?? config?.LLM_TOOL_PROTOCOL ?? 'text';
+  return speak(asked, capabilitiesOf('openai', model, baseURL)).structured;
+};
+
+/** The environment's config; a bad one is said once, and only where the judge would have used its model settings. */
+const configFromEnv = (warn: boolean): Config | undefined => {
+  try {
+    return loadConfig({ ...process.env });
+  } catch (e) {
+    if (warn) process.stderr.write(`warning: LLM settings ignored (${(e as Error).message})\n`);
+    return undefined;
+  }
+};
+
 /**
  * A judge model: `--judge-url/--judge-model/--judge-key` when given, else LLM_BASE_URL / LLM_API_KEY / LLM_MODEL;
  * none when no OpenAI-compatible model is set.
  */
 export const judgeFromEnv = (kind: JudgeKind = 'crag', flags: JudgeFlags = {}): { judge?: CountingJudge; name: string } => {
   if (flags.url && flags.model) {
-    return { judge: openAIJudge({ baseURL: flags.url, apiKey: flags.apiKey, model: flags.model, kind }), name: flags.model };
+    const structured = structuredJudge(configFromEnv(false), flags.model, flags.url);
+    return { judge: openAIJudge({ baseURL: flags.url, apiKey: flags.apiKey, model: flags.model, kind, structured }), name: flags.model };
   }
-  let config;
-  try {
-    config = loadConfig({ ...process.env });
-  } catch (e) {
-    process.stderr.write(`warning: LLM settings ignored (${(e as Error).message})\n`);
-    return { name: 'none' };
-  }
+  const config = configFromEnv(true);
+  if (!config) return { name: 'none' };
   if (config.LLM_PROVIDER !== 'openai' || !config.LLM_BASE_URL || !config.LLM_MODEL) return { name: 'none' };
   const model = flags.model ?? config.LLM_MODEL;
   return {
-    judge: openAIJudge({ baseURL: flags.url ?? config.LLM_BASE_URL, apiKey: flags.apiKey ?? config.LLM_API_KEY, model, kind }),
+    judge: openAIJudge({ baseURL: flags.url ?? config.LLM_BASE_URL, apiKey: flags.apiKey ?? config.LLM_API_KEY, model, kind, structured: structuredJudge(config, model, flags.url ?? config.LLM_BASE_URL) }),
     name: model,
   };
 };

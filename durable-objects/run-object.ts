@@ -6,7 +6,9 @@ import { runStarted } from '../src/engine/first-event';
 import { sseResponse } from '../src/net/sse';
 import { isTerminal, RunCancelled, type EventInput, type RunRequest } from '../src/engine/types';
 import { runSpan, sendSpans, traceIdFor, tracingOn } from '../src/telemetry/run-tracing';
-import { replayArchiveOf, RunEvidence } from './run/evidence';
+import { upgradeStoredState } from '../src/strategies';
+import { RunEvidence } from './run/evidence';
+import { replayFor } from './run/setup';
 import { forkedRun, forkSourceOf, type ForkSource, type ForkSourceOutcome } from './run/fork';
 import { RunLedger } from './run/ledger';
 import { SseFanout } from './run/sse-fanout';
@@ -41,7 +43,7 @@ export class RunObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.store = new RunStore(ctx.storage);
+    this.store = new RunStore(ctx.storage, upgradeStoredState);
     this.fanout = new SseFanout(this.store);
     const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
     this.ledger = new RunLedger(this.store, this.fanout, ctx.storage, () => this.env.DB, {
@@ -76,7 +78,7 @@ export class RunObject extends DurableObject<Env> {
     const config = this.config();
     const now = Date.now();
     const meta = this.store.create(runId, request, now, owner ?? OPEN_OWNER);
-    const archiveId = replayArchiveOf(request, config);
+    const archiveId = replayFor(request, config);
     if (archiveId) meta.replay = { archiveId };
     this.ledger.append(meta, [runStarted(runId, request)], config, true);
     const events = follow ? this.stream(followAfter) : undefined;
@@ -98,7 +100,7 @@ export class RunObject extends DurableObject<Env> {
   async startFork(runId: string, request: RunRequest, parent: { runId: string; fromStep: number }, source: ForkSource, owner?: string): Promise<{ created: boolean }> {
     if (this.store.meta()) return { created: false };
     const now = Date.now();
-    const { meta, events } = forkedRun(runId, request, parent, source, owner, replayArchiveOf(request, this.config()), now);
+    const { meta, events } = forkedRun(runId, request, parent, source, owner, replayFor(request, this.config()), now);
     this.store.seed(meta, events, source.checkpoints);
     await this.ledger.index(() => indexRunCreated(this.env.DB, { runId, owner: owner ?? OPEN_OWNER, question: request.question, variant: request.variant, mode: request.mode, createdAt: now }));
     await this.ctx.storage.setAlarm(now);

@@ -1,7 +1,7 @@
 import type { EvidenceRecord, RecordedRequest, RecordedResponse } from '../src/evidence/recording';
 import type { EventInput, RunEvent, RunRequest, RunStatus, Usage } from '../src/engine/types';
 import { emptyUsage } from '../src/engine/usage';
-import { migrate } from './run/migrations';
+import { migrate, type StateUpgrade } from './run/migrations';
 import { fitEvent, storable } from './stored-value';
 
 /** Recorded evidence bodies are stored in pieces too: one page read or SPARQL result can exceed a value's 2 MB. */
@@ -56,8 +56,12 @@ export interface RawEvent {
  * Storage written by older code is brought to the current shape when the store opens (run/migrations.ts).
  */
 export class RunStore {
-  constructor(private readonly storage: DurableObjectStorage) {
-    migrate(storage);
+  /** `upgradeState`: how a strategy state of an older shape is brought to its strategy's current one (on migration). */
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    upgradeState: StateUpgrade,
+  ) {
+    migrate(storage, upgradeState);
   }
 
   /** The context is read once per instance: it does not change, and it can be megabytes. */
@@ -215,6 +219,16 @@ export class RunStore {
       } else response = { error: JSON.parse(r.error ?? '{}') };
       yield { key: r.key, request: JSON.parse(r.request) as RecordedRequest, response };
     }
+  }
+
+  /** A finished tool call kept by its key (src/engine/context.ts, ToolResultJournal), as stored JSON text. */
+  toolResult(key: string): string | undefined {
+    return this.storage.sql.exec<{ result: string }>('SELECT result FROM tool_results WHERE key = ? LIMIT 1', key).toArray()[0]?.result;
+  }
+
+  /** Keeps a finished tool call at once, before the step that made it is stored: a repeated step reads it back. */
+  keepToolResult(key: string, result: string): void {
+    this.storage.sql.exec('INSERT OR REPLACE INTO tool_results (key, result) VALUES (?, ?)', key, storable(result, 'state'));
   }
 
   eventsAfter(after: number): RunEvent[] {

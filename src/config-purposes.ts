@@ -6,5 +6,6 @@
 export const PURPOSES = [
   'agent', 'read', 'generateQuery', 'parametric', 'final', 'code', 'refine', 'simplify',
   'extract_info', 'check', 'attribute', 'calculator', 'kg', 'reasoning', 'summarize', 'judge', 'vision', 'rewrite',
+  'verify',
 ] as const;
 export type Purpose = (typeof PURPOSES)[number];

@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { PURPOSES, type Purpose } from './config-purposes';
+import { parsePurposeProtocols, toolProtocolVars, type ToolProtocol } from './config-protocols';
+import { withTestVars } from './config-test-vars';
 import { upstreamLimitVars } from './config-upstreams';
 import { DEFAULT_WORK_UNITS } from './sandbox/types';
 
@@ -74,6 +76,7 @@ export const configSchema = z
     /** The longest one request waits at a gate; a host that asks for a longer wait fails the request unsent. */
     POLITENESS_MAX_WAIT_MS: positiveInt(60_000),
     ...upstreamLimitVars,
+    ...toolProtocolVars,
     /**
      * Model calls in flight at once per model server and model (or Workers AI model), across every run of the
      * deployment (the model's own politeness gate, which also shares a 429's Retry-After with every run). 8 keeps a small self-hosted server
@@ -229,6 +232,8 @@ export type Config = Omit<Parsed, 'LLM_PROVIDER' | 'CORS_ORIGINS'> & {
   LLM_MODELS: Partial<Record<Purpose, string>>;
   /** Per-purpose context windows (`LLM_CONTEXT_TOKENS_CODE`, …); purposes without one use LLM_CONTEXT_TOKENS. */
   LLM_CONTEXT_WINDOWS: Partial<Record<Purpose, number>>;
+  /** Per-purpose tool protocols (`LLM_TOOL_PROTOCOL_AGENT`, …); purposes without one use LLM_TOOL_PROTOCOL. */
+  LLM_TOOL_PROTOCOLS: Partial<Record<Purpose, ToolProtocol>>;
   /** Names of secret values, so traces and errors can scrub them. */
   secrets: string[];
 };
@@ -264,7 +269,8 @@ const otlpHeaderValues = (raw: string | undefined) => Object.values(otlpHeaders(
 const cache = new WeakMap<object, Config>();
 
 /** Parses the Worker's vars and secrets (cached per env object). Throws ConfigError with every problem named. */
-export const loadConfig = (env: Record<string, unknown>): Config => {
+export const loadConfig = (own: Record<string, unknown>): Config => {
+  const env = withTestVars(own);
   const hit = cache.get(env);
   if (hit) return hit;
   const raw: Record<string, unknown> = {};
@@ -273,6 +279,7 @@ export const loadConfig = (env: Record<string, unknown>): Config => {
   const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`);
   const models = parsePurposeModels(raw, issues);
   const windows = parsePurposeWindows(raw, issues);
+  const protocols = parsePurposeProtocols(raw, issues);
   if (!parsed.success || issues.length) throw new ConfigError(issues);
   const c = parsed.data;
   const provider = c.LLM_PROVIDER ?? (c.LLM_BASE_URL ? 'openai' : 'none');
@@ -281,6 +288,7 @@ export const loadConfig = (env: Record<string, unknown>): Config => {
     LLM_PROVIDER: provider,
     LLM_MODELS: models,
     LLM_CONTEXT_WINDOWS: windows,
+    LLM_TOOL_PROTOCOLS: protocols,
     // A bearer key is not something a browser sends on its own, so with keys any page may call (it needs a key);
     // without keys the server is open, and only its own pages (and non-browser clients) may use it.
     CORS_ORIGINS: c.CORS_ORIGINS ?? (c.API_KEYS.length ? ['*'] : []),

@@ -1,18 +1,24 @@
 import type { Config } from '../../src/config';
 import { archiveInfo, archiveReplaySource, type ArchiveBindings } from '../../src/storage/archives';
 import { evidenceBook, type EvidenceBook } from '../../src/engine/attribution/attribute';
-import { stepAttribution, type StepAttribution } from '../../src/engine/attribution/step-attribution';
+import { stepAttribution, type AnswerOptions, type StepAttribution } from '../../src/engine/attribution/step-attribution';
+import type { RunOptions } from '../../src/engine/options';
 import { OPEN_OWNER } from '../../src/storage/run-index';
 import { redact } from '../../src/engine/redact';
-import { createServices, type ServiceCaller } from '../../src/engine/services';
-import type { RunRequest, Usage } from '../../src/engine/types';
+import type { StepScope } from '../../src/engine/context';
+import { createServices } from '../../src/engine/services';
+import type { RunRequest } from '../../src/engine/types';
+import type { VerdictStore } from '../../src/engine/attribution/support-check';
 import {
+  answerFrom,
   encodeArchive,
   recordingEvidence,
   recordingKg,
   replayingEvidence,
   replayingKg,
+  requestKey,
   sha256Hex,
+  type RecordedRequest,
   type EvidenceRecord,
   type ReplaySource,
 } from '../../src/evidence/recording';
@@ -23,24 +29,8 @@ import { addPrefetch } from '../../src/engine/usage';
 import type { RunMeta, RunStore } from '../run-store';
 
 /** The archive a run replays: `options.evidence.replay`, else the deploy-wide EVIDENCE_REPLAY. */
-export const replayArchiveOf = (request: RunRequest, config: Config): string | undefined => {
-  const fromOptions = (request.options?.evidence as { replay?: unknown } | undefined)?.replay;
-  return typeof fromOptions === 'string' ? fromOptions : config.EVIDENCE_REPLAY || undefined;
-};
-
-/**
- * Test builds only: a run may ask for live evidence (`testEvidence: "live"`), so a workerd test can record against a
- * stubbed Wikimedia, and name the KG server (`testKgUrl`), so one can record against the KG stand-in.
- */
-export const withTestOverrides = (config: Config, request: RunRequest): Config => {
-  if (!config.TEST_MODE) return config;
-  const kgUrl = request.options?.testKgUrl;
-  return {
-    ...config,
-    ...(request.options?.testEvidence === 'live' ? { EVIDENCE: 'live' as const } : {}),
-    ...(typeof kgUrl === 'string' ? { CRAG_API_URL: kgUrl } : {}),
-  };
-};
+export const replayArchiveOf = (options: Pick<RunOptions, 'evidence'> | undefined, config: Config): string | undefined =>
+  options?.evidence?.replay ?? (config.EVIDENCE_REPLAY || undefined);
 
 /**
  * Everything the run received from outside (evidence and CRAG KG calls): recorded into the run's store, served from an
@@ -66,28 +56,35 @@ export class RunEvidence {
 
   /** The run's evidence recording and its caller's context: what the answer's citations are checked against. */
   book(request: RunRequest): EvidenceBook {
-    return evidenceBook(this.store.records(), request.context);
+    return evidenceBook(this.store.records(), request.context, request.question);
   }
 
-  /** Attribution against this run's evidence, for a step or for an ending's answer (src/engine/attribution). */
-  attribution(request: RunRequest): StepAttribution {
-    return stepAttribution(request, () => this.book(request), () => this.stored);
+  /** Attribution against this run's evidence, for a step or for an ending's answer, as the run's options ask (src/engine/attribution). */
+  attribution(request: RunRequest, options: AnswerOptions): StepAttribution {
+    return stepAttribution(options, () => this.book(request), () => this.stored);
   }
 
   /**
    * The run's services with its evidence and its CRAG KG calls recorded, and served from the archive when the run
-   * replays one. The key of each record joins `recorded`, so a tool call can say which records it produced. A search
-   * starts fetching its top page in the background (not in a replay, which has every page at hand); `deadline` is the
-   * run's wall time.
+   * replays one, for the run in `scope` (a replay's misses and the prefetches join its usage). The key of each record
+   * joins `recorded`, so a tool call can say which records it produced. A search starts fetching its top page in the
+   * background (not in a replay, which has every page at hand); `deadline` is the run's wall time.
    */
-  services(config: Config, usage: Usage, replay: ReplaySource | undefined, caller: ServiceCaller, recorded: string[], deadline?: number) {
-    const base = createServices(config, this.env as never, caller);
+  services(config: Config, scope: StepScope, replay: ReplaySource | undefined, recorded: string[], deadline?: number) {
+    const { usage } = scope;
+    const base = createServices(config, this.env as never, scope);
     const onMiss = () => {
       usage.replayMisses = (usage.replayMisses ?? 0) + 1;
     };
     const keep = (r: EvidenceRecord) => this.keep(r, config, recorded);
     let evidence: Evidence | undefined;
     let kg: KnowledgeApi | undefined;
+    const verifyRequest = (pair: string): RecordedRequest => ({ source: 'verify', pair });
+    // Support verdicts (options.supportCheck: "model") are kept beside the evidence; a replay reads them from the archive.
+    const verdicts: VerdictStore = {
+      ...(replay ? { replayed: (pair: string) => answerFrom(replay, verifyRequest(pair), onMiss).catch(() => null) } : {}),
+      record: (pair, body) => keep({ key: requestKey(verifyRequest(pair)), request: verifyRequest(pair), response: { body } }),
+    };
     return {
       ...base,
       evidence: () =>
@@ -98,6 +95,7 @@ export class RunEvidence {
           keep,
         )),
       kg: () => (kg ??= recordingKg(replay ? replayingKg(replay, onMiss) : base.kg(), keep)),
+      verdicts: () => verdicts,
     };
   }
 

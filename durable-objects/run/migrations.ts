@@ -1,5 +1,3 @@
-import { withAgentSettings } from '../../src/strategies';
-
 /**
  * One change to how a run is stored. A run stored at a lower version gets every later change, in order, once: when
  * its object first opens its storage (RunStore's constructor). The version reached is kept in the `kv` table, so the
@@ -11,9 +9,15 @@ export interface RunMigration {
   change: string;
   /** Statements that add or change tables. */
   tables?: string[];
-  /** The strategy state in its new shape: the state after the last step and every checkpoint's. Given anything else, returns it as it is. */
-  state?: (state: unknown) => unknown;
+  /**
+   * The strategy state is brought to its strategy's current shape (the state after the last step and every
+   * checkpoint's), by the strategy itself: its `upgradeState` (src/engine/types.ts). Storage knows no strategy's state.
+   */
+  upgradesState?: true;
 }
+
+/** A stored state of a run of `mode` in the shape its strategy reads now; any state it does not recognise as it is. */
+export type StateUpgrade = (mode: string, state: unknown) => unknown;
 
 /** Append only: a deployed version number never changes meaning. */
 export const RUN_MIGRATIONS: readonly RunMigration[] = [
@@ -39,29 +43,35 @@ export const RUN_MIGRATIONS: readonly RunMigration[] = [
   {
     version: 4,
     change: "an HQA agent's state keeps its recipe, scope and closed-book switch: one stored without them is a hybrid agent of our recipe",
-    state: withAgentSettings,
+    upgradesState: true,
+  },
+  {
+    version: 5,
+    change: 'finished tool calls kept by key as each ends, so a step of parallel calls repeated after a crash runs none of them twice',
+    tables: ['CREATE TABLE IF NOT EXISTS tool_results (key TEXT PRIMARY KEY, result TEXT NOT NULL)'],
   },
 ];
 
 export const RUN_SCHEMA_VERSION = RUN_MIGRATIONS[RUN_MIGRATIONS.length - 1].version;
 
-/** Rewrites the strategy state in the meta row and in every checkpoint. */
-const rewriteStates = (sql: SqlStorage, upgrade: (state: unknown) => unknown) => {
+/** Rewrites the strategy state in the meta row and in every checkpoint, as the run's strategy upgrades it. */
+const rewriteStates = (sql: SqlStorage, upgradeState: StateUpgrade) => {
   const meta = sql.exec<{ value: string }>("SELECT value FROM kv WHERE key = 'meta'").toArray()[0]?.value;
-  if (meta) {
-    const parsed = JSON.parse(meta) as { state?: unknown };
-    if (parsed.state !== undefined) sql.exec("UPDATE kv SET value = ? WHERE key = 'meta'", JSON.stringify({ ...parsed, state: upgrade(parsed.state) }));
-  }
+  if (!meta) return;
+  const parsed = JSON.parse(meta) as { state?: unknown; request?: { mode?: string } };
+  const mode = parsed.request?.mode ?? '';
+  const upgrade = (state: unknown) => upgradeState(mode, state);
+  if (parsed.state !== undefined) sql.exec("UPDATE kv SET value = ? WHERE key = 'meta'", JSON.stringify({ ...parsed, state: upgrade(parsed.state) }));
   for (const row of sql.exec<{ step: number; state: string }>('SELECT step, state FROM checkpoints WHERE state IS NOT NULL').toArray()) {
     sql.exec('UPDATE checkpoints SET state = ? WHERE step = ?', JSON.stringify(upgrade(JSON.parse(row.state))), row.step);
   }
 };
 
 /**
- * Brings the run's storage to RUN_SCHEMA_VERSION in one transaction. A new object's storage holds no run yet, so it
- * only gets the tables.
+ * Brings the run's storage to RUN_SCHEMA_VERSION in one transaction, a strategy's state through `upgradeState`. A new
+ * object's storage holds no run yet, so it only gets the tables.
  */
-export const migrate = (storage: DurableObjectStorage): void => {
+export const migrate = (storage: DurableObjectStorage, upgradeState: StateUpgrade): void => {
   const { sql } = storage;
   sql.exec('CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   const stored = Number(sql.exec<{ value: string }>("SELECT value FROM kv WHERE key = 'schema'").toArray()[0]?.value ?? 0);
@@ -69,7 +79,7 @@ export const migrate = (storage: DurableObjectStorage): void => {
   storage.transactionSync(() => {
     for (const m of RUN_MIGRATIONS.filter((m) => m.version > stored)) {
       for (const statement of m.tables ?? []) sql.exec(statement);
-      if (m.state && stored > 0) rewriteStates(sql, m.state);
+      if (m.upgradesState && stored > 0) rewriteStates(sql, upgradeState);
     }
     sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES ('schema', ?)", String(RUN_SCHEMA_VERSION));
   });

@@ -1,16 +1,19 @@
 import type { Config } from '../../src/config';
 import { forRequest } from '../../src/engine/conversation';
 import { limitsFor, type RunLimits } from '../../src/engine/limits';
+import { OptionsError, parseStoredOptions, type RunOptions } from '../../src/engine/options';
 import { createToolRegistry } from '../../src/engine/services';
 import type { RunRequest, Strategy } from '../../src/engine/types';
 import { createLLM, type LLMAvailability } from '../../src/llm';
 import { strategyFor, strategyTools } from '../../src/strategies';
 import type { ToolRegistry } from '../../src/tools/types';
-import { withTestOverrides } from './evidence';
+import { replayArchiveOf } from './evidence';
 
-/** What a run runs with: its config, limits, strategy and tools. */
+/** What a run runs with: its config, options, limits, strategy and tools. */
 export interface RunSetup {
   config: Config;
+  /** The run's options as the run service resolved them (src/runs/resolve-options.ts). */
+  options: RunOptions;
   limits: RunLimits;
   strategy: Strategy<unknown>;
   tools: ToolRegistry;
@@ -19,9 +22,16 @@ export interface RunSetup {
 export type SetupOutcome = { ok: true; setup: RunSetup } | { ok: false; code: string; message: string };
 
 /** `options.model` (a fork's `model`) runs the run on another model than the deploy's LLM_MODEL. */
-const withModel = (config: Config, request: RunRequest): Config => {
-  const model = request.options?.model;
-  return typeof model === 'string' && model.trim() ? { ...config, LLM_MODEL: model.trim() } : config;
+const withModel = (config: Config, options: RunOptions): Config => (options.model ? { ...config, LLM_MODEL: options.model } : config);
+
+/**
+ * The options a stored run runs with: those the run service resolved and stored with it, or, for a run stored by
+ * older code (which kept only what was sent), its mode's schema parsed now. Undefined when its mode is not deployed.
+ */
+export const runOptionsOf = (request: RunRequest, config: Config): RunOptions | undefined => {
+  if (request.resolvedOptions) return request.resolvedOptions;
+  const strategy = strategyFor(request.mode, config);
+  return strategy && parseStoredOptions(strategy.options, request.mode, request.variant, request.options);
 };
 
 /**
@@ -29,12 +39,29 @@ const withModel = (config: Config, request: RunRequest): Config => {
  * config (parsed once per isolate): the API checked the same request before the run existed (src/runs/check.ts), and
  * every step after the first reuses this. A mode that is no longer deployed fails the run.
  */
+/** The archive a new run replays (its options' `evidence.replay`, else EVIDENCE_REPLAY); options it cannot read name none. */
+export const replayFor = (request: RunRequest, config: Config): string | undefined => {
+  try {
+    return replayArchiveOf(runOptionsOf(request, config), config);
+  } catch (err) {
+    if (err instanceof OptionsError) return replayArchiveOf(undefined, config);
+    throw err;
+  }
+};
+
 export const resolveSetup = (base: Config, request: RunRequest): SetupOutcome => {
-  const config = withTestOverrides(withModel(base, request), request);
   // A chat run with earlier turns makes its question self-contained first (src/engine/conversation).
-  const strategy = forRequest(strategyFor(request.mode, config), request);
+  const strategy = forRequest(strategyFor(request.mode, base), request);
   if (!strategy) return { ok: false, code: 'unknown_mode', message: `mode "${request.mode}" is not available` };
-  return { ok: true, setup: { config, limits: limitsFor(config, request), strategy, tools: createToolRegistry(strategyTools(config)) } };
+  let options: RunOptions;
+  try {
+    options = runOptionsOf(request, base)!;
+  } catch (err) {
+    if (err instanceof OptionsError) return { ok: false, code: 'invalid_request', message: err.message };
+    throw err;
+  }
+  const config = withModel(base, options);
+  return { ok: true, setup: { config, options, limits: limitsFor(config, options), strategy, tools: createToolRegistry(strategyTools(config)) } };
 };
 
 /**

@@ -4,11 +4,13 @@ import type { StepAttribution } from '../../src/engine/attribution/step-attribut
 import type { CallsInFlight } from '../../src/engine/calls-in-flight';
 import type { Delta } from '../../src/engine/live-deltas';
 import type { PromptHistory } from '../../src/engine/prompt-reuse';
-import type { RunContext, Usage } from '../../src/engine/types';
+import { checkSupport } from '../../src/engine/attribution/support-check';
+import { redact } from '../../src/engine/redact';
+import type { RunContext, StepEvent, ToolRun, Usage } from '../../src/engine/types';
 import type { ReplaySource } from '../../src/evidence/recording';
 import type { LLM } from '../../src/llm/types';
 import { startStepTrace, tracedServices } from '../../src/telemetry/run-tracing';
-import type { RunMeta } from '../run-store';
+import type { RunMeta, RunStore } from '../run-store';
 import type { RunEvidence } from './evidence';
 import type { RunLedger } from './ledger';
 import type { RunSetup } from './setup';
@@ -20,6 +22,8 @@ export interface StepRun {
   usage: Usage;
   /** The step's attribution: ctx.attribute and the answer the step stores share it (claims are cited once). */
   attribution: StepAttribution;
+  /** Before the step's answers are stored: a model's verdict on their citations, when the run asks for one (its trace events). */
+  checkSupport(events: readonly StepEvent[]): Promise<StepEvent[]>;
   /** Sentences for the step's trace: waits at politeness gates, shortened prompts. */
   notes: string[];
   /** The step's spans, when tracing is on. */
@@ -35,6 +39,8 @@ export interface StepParts {
   calls: CallsInFlight;
   /** The run's last prompt per purpose, across its steps. */
   prompts: PromptHistory;
+  /** Where finished tool calls are kept by key as they end. */
+  store: Pick<RunStore, 'toolResult' | 'keepToolResult'>;
 }
 
 /** The context of a run's next step: its services recorded (or replayed), traced when tracing is on, its model watched. */
@@ -48,9 +54,10 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
   const trace = startStepTrace(config, meta.runId, meta.steps + 1, meta.request);
   // Keys of the evidence records this step produces, so its tool calls can say what they read.
   const recorded: string[] = [];
-  // Whose requests these are at the politeness gates, which serve their queues in turn across keys and runs.
-  const party = { key: meta.owner ?? 'open', run: meta.runId };
-  const services = evidence.services(config, usage, replay, { signal, usage, note, party }, recorded, meta.startedAt + limits.maxWallMs);
+  // The run the step's calls work for, passed once: its signal, whose calls they are at the politeness gates (which
+  // serve their queues in turn across keys and runs), its usage and the step's trace.
+  const scope = { signal, party: { key: meta.owner ?? 'open', run: meta.runId }, usage, note };
+  const services = evidence.services(config, scope, replay, recorded, meta.startedAt + limits.maxWallMs);
   // The first piece of the answer a model call streams: the run's time to first answer token.
   let firstAnswerAt: number | undefined;
   const live = {
@@ -61,25 +68,35 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
       ledger.live.send(delta);
     },
   };
-  const attribution = evidence.attribution(meta.request);
+  // Attributed against the question the run answers (a chat's standalone one, once its rewrite has run).
+  const attribution = evidence.attribution(requestForStep(meta.request, meta.state), setup.options);
+  const store = parts.store;
+  const toolResults = {
+    get: (key: string) => {
+      const text = store.toolResult(key);
+      return text === undefined ? undefined : (JSON.parse(text) as ToolRun);
+    },
+    put: (key: string, run: ToolRun) => store.keepToolResult(key, redact(JSON.stringify(run), config.secrets)),
+  };
   const ctx = createRunContext({
     runId: meta.runId,
     request: requestForStep(meta.request, meta.state),
+    options: setup.options,
     config,
     llm: parts.calls.watch(llm),
     services: trace ? tracedServices(services, trace) : services,
     recorded,
     prompts: parts.prompts,
+    toolResults,
     attribution,
     tools: setup.tools,
-    usage,
+    scope,
     llmLimits: { maxLLMCalls: limits.maxLLMCalls, maxTokens: limits.maxTokens },
-    signal,
-    note,
-    party,
     live,
     ...(trace ? { tracer: trace } : {}),
   });
   const timed = (m: RunMeta): RunMeta => (m.firstAnswerAt === undefined && firstAnswerAt !== undefined ? { ...m, firstAnswerAt } : m);
-  return { ctx, usage, attribution, notes, trace, timed };
+  const check = (events: readonly StepEvent[]) =>
+    checkSupport(events, { question: ctx.request.question, options: setup.options, attribution, ctx, verdicts: services.verdicts(), note, signal });
+  return { ctx, usage, attribution, notes, trace, timed, checkSupport: check };
 };

@@ -1,5 +1,6 @@
 import type { Config } from '../../src/config';
 import { renderContextPages } from '../../src/engine/attribution/context-documents';
+import { requestForStep } from '../../src/engine/conversation';
 import { CallsInFlight, type CallInFlight } from '../../src/engine/calls-in-flight';
 import { PromptHistory } from '../../src/engine/prompt-reuse';
 import { indexRunStatus } from '../../src/storage/run-index';
@@ -16,6 +17,9 @@ import type { RunEvidence } from './evidence';
 import type { RunLedger } from './ledger';
 import { modelOf, resolveSetup, type RunSetup, type SetupOutcome } from './setup';
 import { stepRun, type StepRun } from './step-context';
+
+/** What an answer of a run that could not be set up is stored with: no abstention, the answer as written. */
+const NO_OPTIONS = { abstain: false, booleanStyle: 'yes-no' } as const;
 
 /** If the object dies mid-step, this alarm (armed before each step) resumes the run. */
 const WATCHDOG_MS = 60_000;
@@ -101,7 +105,7 @@ export class Stepper {
   partial(meta: RunMeta): AnswerData | null {
     const setup = this.setupOf(meta);
     const draft: AnswerDraft | null = partialOf(meta, setup.ok ? setup.setup.strategy : undefined);
-    return draft && this.parts.evidence.attribution(meta.request).answer(draft);
+    return draft && this.parts.evidence.attribution(requestForStep(meta.request, meta.state), setup.ok ? setup.setup.options : NO_OPTIONS).answer(draft);
   }
 
   /** The config an ending is stored with: the run's own once resolved. */
@@ -190,10 +194,18 @@ export class Stepper {
     const stepped = await untilAborted(strategy.step(progress.state, step.ctx), signal);
     // A cancel or the watchdog may have ended the run while this step ran; its result is not wanted then.
     if (this.endedMeanwhile()) return;
-    const events = withNotes(stepped.events, step.notes);
+    let stepEvents = stepped.events;
+    const answerAt = stepEvents.findIndex((e) => e.type === 'answer');
+    if (answerAt >= 0) {
+      // Storing an answer verifies it against the supplied pages: read them as a reader sees them first, in slices;
+      // then a model judges its citations' support, when the run asks (options.supportCheck: "model").
+      await renderContextPages(meta.request.context);
+      const checked = await untilAborted(step.checkSupport(stepEvents), signal);
+      if (this.endedMeanwhile()) return;
+      stepEvents = [...stepEvents.slice(0, answerAt), ...checked, ...stepEvents.slice(answerAt)];
+    }
+    const events = withNotes(stepEvents, step.notes);
     const next: RunMeta = step.timed({ ...meta, state: stepped.state, usage: step.usage, steps: meta.steps + 1 });
-    // Storing an answer verifies it against the supplied pages: read them as a reader sees them first, in slices.
-    if (events.some((e) => e.type === 'answer')) await renderContextPages(meta.request.context);
     if (stepped.done) {
       const ending = honestEnding(events);
       return void (await ledger.finish(next, ending.status, step.attribution.events(ending.events), config));

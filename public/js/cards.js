@@ -11,33 +11,44 @@ const answered = (v) => {
   return t !== '' && !/^(i don't know|unknown|none|n\/a)\.?$/i.test(t);
 };
 const list = (names) => (names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+const plain = (v) => show(v ?? '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+/** A source's own answer is not the answer given (neither holds the other): its citations back another answer. */
+const ownAnswerDiffers = (data, source) => {
+  const own = plain((data.answers ?? {})[source]);
+  const given = plain(data.answer);
+  return own !== '' && given !== '' && !own.includes(given) && !given.includes(own);
+};
 
 /**
- * The agreement badge, read from the API's own verdict: `agreementSources` are the sources whose answer a citation
- * verified in the run's evidence, and the badge names exactly those. "Not verified" is said plainly.
+ * The agreement badge, read from the API's own verdict: `agreementSources` are the sources with a citation that
+ * supports the answer (verified in the run's evidence, and about what the question asks), and the badge names
+ * exactly those. "Not verified", and evidence that only mentions the answer, are said plainly.
  */
 export const agreementBadge = (data) => {
-  const verified = (data.agreementSources ?? []).map((k) => SOURCE_NAMES[k] ?? k);
+  const supported = (data.agreementSources ?? []).map((k) => SOURCE_NAMES[k] ?? k);
   const c = data.confidence;
   const others = Object.entries(data.answers ?? {}).filter(([k, v]) => answered(v) && !(data.agreementSources ?? []).includes(k));
-  if (!verified.length || c === 'none' || !c) {
+  if (!supported.length || c === 'none' || !c) {
     if (!others.length) return ['No source answered', 'bad'];
+    const mentioning = [...new Set((data.citations ?? []).filter((x) => x.verified && x.support === 'mentions' && !ownAnswerDiffers(data, x.source)).map((x) => SOURCE_NAMES[x.source] ?? x.source))];
+    if (mentioning.length) return [`Not supported: ${list(mentioning)} only mention${mentioning.length === 1 ? 's' : ''} the answer`, 'bad'];
     return others.every(([k]) => MODEL_ONLY.has(k))
       ? ["Only the model's own knowledge answered: not verified in any evidence", 'bad']
       : ['Not verified: no evidence this run read contains the answer', 'bad'];
   }
-  if (c === 'conflict') return [`Verified but disagreeing: ${list(verified)}`, 'bad'];
-  if (c === 'one_source') return [`Verified in one source: ${verified[0]}`, 'neutral'];
-  if (c === 'all_agree') return [`Verified in ${list(verified)}, which agree`, 'good'];
-  if (c === 'two_agree') return [`Verified in ${list(verified)}; two of them agree`, 'good'];
-  return [`Verified in ${list(verified)}`, 'neutral'];
+  if (c === 'conflict') return [`Supported but disagreeing: ${list(supported)}`, 'bad'];
+  if (c === 'one_source') return [`Supported by one source: ${supported[0]}`, 'neutral'];
+  if (c === 'all_agree') return [`Supported by ${list(supported)}, which agree`, 'good'];
+  if (c === 'two_agree') return [`Supported by ${list(supported)}; two of them agree`, 'good'];
+  return [`Supported by ${list(supported)}`, 'neutral'];
 };
 
 /**
- * Each citation: its source, the quote that holds the answer and a link, or "not verified" when no quote holds it.
- * A source verified for its own answer that is not the answer given (agreementSources leaves it out) says so.
+ * Each citation: its source, the quote that holds the answer and a link, whether that record supports the answer or
+ * only mentions it (and whether a model judged so), or "not verified" when no quote holds it. A source verified for
+ * its own answer that is not the answer given (agreementSources leaves it out) says so.
  */
-const citationList = (citations, backing) =>
+const citationList = (data) =>
   h(
     'div',
     {},
@@ -45,15 +56,16 @@ const citationList = (citations, backing) =>
     h(
       'ul',
       { class: 'citations' },
-      citations.map((c) => {
+      data.citations.map((c) => {
         const href = safeHref(c.url);
         const name = SOURCE_NAMES[c.source] ?? c.source;
         const where = href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer nofollow' }, c.kind) : c.kind;
+        const by = c.supportBy === 'model' ? ', judged by the model' : '';
         const item = (cls, text) => h('li', { class: `citation ${cls}` }, text, h('span', { class: 'kind' }, '('), where, h('span', { class: 'kind' }, ')'));
-        if (c.verified && !backing.has(c.source)) return item('other-answer', `${name} (its own answer, not the one given): “${c.quote}” `);
-        return c.verified
-          ? item('verified', `${name}: “${c.quote}” `)
-          : item('unverified', `${name}: not verified — the ${c.kind === 'missing' ? 'record it names is not in this run' : 'evidence it read does not contain this answer'} `);
+        if (!c.verified) return item('unverified', `${name}: not verified — the ${c.kind === 'missing' ? 'record it names is not in this run' : 'evidence it read does not contain this answer'} `);
+        if (ownAnswerDiffers(data, c.source)) return item('other-answer', `${name} (its own answer, not the one given): “${c.quote}” `);
+        if (c.support === 'mentions') return item('verified mentions', `${name} (mentions the answer only, no support${by}): “${c.quote}” `);
+        return item('verified supports', `${name}${by ? ` (supports${by})` : ''}: “${c.quote}” `);
       }),
     ),
   );
@@ -83,7 +95,7 @@ export const answerBlock = (data) => {
     answers.length
       ? h('dl', { class: 'per-source', 'aria-label': 'Answer of each source' }, answers.flatMap(([k, v]) => [h('dt', {}, SOURCE_NAMES[k] ?? k), h('dd', {}, show(v) || '—')]))
       : null,
-    (data.citations ?? []).length ? citationList(data.citations, new Set(data.agreementSources ?? [])) : null,
+    (data.citations ?? []).length ? citationList(data) : null,
     sources.length
       ? h(
           'div',

@@ -265,8 +265,13 @@ const runVerify = () => {
             h('button', { type: 'button', onclick: () => takeOver(k) }, `Take over from step ${k}`)),
         );
       } else if (type === 'observation' && steps.length) {
-        steps[steps.length - 1].observation = data.output;
-        trace.lastElementChild.querySelector('pre.output').textContent = data.output;
+        // A native turn's calls come as their actions, then their observations in the same order: each goes to the
+        // oldest step still waiting for one (in the text protocol, that is the last step).
+        const k = steps.findIndex((_, i) => !trace.querySelector(`[data-step="${i + 1}"][data-observed]`)) + 1 || steps.length;
+        steps[k - 1].observation = data.output;
+        const item = trace.querySelector(`[data-step="${k}"]`);
+        item?.setAttribute('data-observed', '');
+        if (item) item.querySelector('pre.output').textContent = data.output;
       } else if (type === 'answer') {
         trace.append(
           h('li', { class: 'card card-answer' },

@@ -71,6 +71,11 @@ export const citationSchema = z
     url: z.string().optional(),
     quote: z.string().optional().meta({ description: 'the short span of the record that contains the answer (verified citations only)' }),
     verified: z.boolean().meta({ description: 'the record is one this run received, and the answer occurs in it' }),
+    support: z.enum(['supports', 'mentions']).optional().meta({
+      description:
+        'verified citations only: `supports` when the record states the answer about what the question asks, `mentions` when the answer only occurs in it; only supporting citations count toward `confidence` (docs/CONFIDENCE.md)',
+    }),
+    supportBy: z.literal('model').optional().meta({ description: 'set when options.supportCheck "model" graded the citation: the verdict of the model behind purpose `verify`' }),
   })
   .openapi('Citation');
 
@@ -94,11 +99,11 @@ export const runSchema = z
     sources: z.array(z.looseObject({ title: z.string().optional(), url: z.string().optional(), kind: z.string().optional() })),
     confidence: z.string().nullable().meta({
       description:
-        'agreement of the sources whose answer a citation verified in this run\'s evidence: all_agree, two_agree, conflict, one_source, none (docs/CONFIDENCE.md)',
+        'agreement of the sources whose answer a supporting citation verified in this run\'s evidence: all_agree, two_agree, conflict, one_source, none (docs/CONFIDENCE.md)',
     }),
     agreementSources: z
       .array(z.string())
-      .meta({ description: "keys of `answers` with a verified citation, which the confidence is computed over; the model's own knowledge never counts" }),
+      .meta({ description: "keys of `answers` with a supporting citation (verified, and graded `supports`), which the confidence is computed over; a source whose citations only mention its answer is not one, and the model's own knowledge never counts" }),
     citations: z.array(citationSchema).meta({ description: 'the evidence each source answer cites, each checked against what this run recorded' }),
     entities: z
       .array(z.object({ id: z.string().regex(/^Q[0-9]+$/), label: z.string() }))

@@ -17,8 +17,19 @@ const settingsSchema = z
     llm: z.looseObject({ provider: z.string(), model: z.string().nullable(), host: nullableHost.meta({ description: 'the model server\'s host (never its key)' }) }),
     embeddings: z.looseObject({ provider: z.string(), model: z.string().nullable() }),
     purposes: z
-      .record(z.string(), z.object({ model: z.string().nullable(), contextTokens: z.number().int().nullable(), temperature: z.number().nullable() }))
-      .meta({ description: 'per purpose: the model it goes to, that model\'s context window (null: none known, prompts go as they are) and its temperature (null: the server\'s default)' }),
+      .record(
+        z.string(),
+        z.object({
+          model: z.string().nullable(),
+          contextTokens: z.number().int().nullable(),
+          temperature: z.number().nullable(),
+          toolProtocol: z.object({ configured: z.string(), tools: z.enum(['native', 'text']), structured: z.boolean(), why: z.string() }),
+        }),
+      )
+      .meta({
+        description:
+          'per purpose: the model it goes to, that model\'s context window (null: none known, prompts go as they are), its temperature (null: the server\'s default), and its tool protocol (LLM_TOOL_PROTOCOL[_<PURPOSE>] and how it is spoken to this model; a run\'s options.toolProtocol or recipe "paper" overrides it)',
+      }),
     evidence: z.looseObject({
       mode: z.enum(['static', 'live']),
       replay: z.string().nullable(),

@@ -1,4 +1,5 @@
-import type { AnswerData, RunRequest } from './types';
+import type { RunOptions } from './options';
+import type { AnswerData } from './types';
 
 const YES_NO = /^\s*(yes|no)\b[\s.!]*$/i;
 
@@ -12,8 +13,8 @@ const asTrueFalse = (answer: string) => {
  * Answer conventions a caller can ask for. `options.booleanStyle: "true-false"` writes a bare yes/no answer as
  * True/False, the vocabulary of Mintaka's gold answers; the evaluation runner asks for it on Mintaka.
  */
-export const applyAnswerFormat = (data: AnswerData, request: RunRequest): AnswerData => {
-  if (request.options?.booleanStyle !== 'true-false') return data;
+export const applyAnswerFormat = (data: AnswerData, options: Pick<RunOptions, 'booleanStyle'>): AnswerData => {
+  if (options.booleanStyle !== 'true-false') return data;
   return {
     ...data,
     answer: asTrueFalse(data.answer),

@@ -26,11 +26,11 @@ export class CallsInFlight {
       model: inner.model,
       acceptsImages: inner.acceptsImages,
       ...(inner.servedModels ? { servedModels: inner.servedModels.bind(inner) } : {}),
-      async chat(request) {
+      async chat(request, scope) {
         const id = next();
         calls.set(id, { kind: 'model', purpose: request.purpose, model: request.model ?? inner.model, since: Date.now() });
         try {
-          return await inner.chat(request);
+          return await inner.chat(request, scope);
         } finally {
           calls.delete(id);
         }

@@ -15,9 +15,10 @@ import { meteredLLM } from './metered-llm';
 import { sampled, samplingOf } from './sampling';
 import { PromptHistory, reuseMeter } from './prompt-reuse';
 import { noTracer, type Tracer } from './trace';
-import type { RunContext, RunRequest, Usage } from './types';
-import { addModelWait, addPromptTrim, addToolCall } from './usage';
-import type { GateParty } from '../net/politeness/policy';
+import type { RunOptions } from './options';
+import type { RunContext, StepRequest, ToolRun, Usage } from './types';
+import { modelScope, type RunScope } from './run-scope';
+import { addPromptTrim, addProtocolChange, addToolCall } from './usage';
 
 export interface Services {
   evidence(): Evidence;
@@ -27,22 +28,22 @@ export interface Services {
   kg(): KnowledgeApi;
 }
 
-export interface ContextParts {
+export interface ContextParts<O extends RunOptions = RunOptions> {
   runId: string;
-  request: RunRequest;
+  request: StepRequest;
+  /** The run's options, parsed once (src/engine/options.ts). */
+  options: O;
   config: Config;
   llm: LLM;
   services: Services;
   tools: ToolRegistry;
-  usage: Usage;
+  /**
+   * The run the step's calls work for (src/engine/run-scope.ts): its signal (wall time, cancel) ends every model and
+   * tool call, its party is theirs at the politeness gates, and its usage and trace note hear of waits and trims.
+   */
+  scope: StepScope;
   /** Per-run model limits; default to the configured ones. */
   llmLimits?: { maxLLMCalls: number; maxTokens: number };
-  /** Aborted on wall-time overrun or cancel; handed to every model and tool call. */
-  signal?: AbortSignal;
-  /** A sentence for the step's trace (a prompt shortened to fit the model's window). */
-  note?: (text: string) => void;
-  /** Whose calls these are (API key and run): the model's gate serves queued calls in turn across keys and runs. */
-  party?: GateParty;
   /** Spans for the step's model and tool calls (OpenTelemetry export when configured). */
   tracer?: Tracer;
   /**
@@ -61,7 +62,20 @@ export interface ContextParts {
    * measures the calls made through this context only.
    */
   prompts?: PromptHistory;
+  /**
+   * Finished tool calls by key, kept in the run's storage as each one ends (RunObject keeps them in SQLite): a step
+   * repeated after a crash reads a finished call back instead of running it again. Absent: calls are not kept.
+   */
+  toolResults?: ToolResultJournal;
 }
+
+export interface ToolResultJournal {
+  get(key: string): ToolRun | undefined;
+  put(key: string, run: ToolRun): void;
+}
+
+/** A step's run scope: the run's usage is always there. */
+export type StepScope = RunScope & { readonly usage: Usage };
 
 const MAX_OBSERVATION_CHARS = 8_000;
 
@@ -71,45 +85,53 @@ const MAX_OBSERVATION_CHARS = 8_000;
  * streamed to the run's live readers.
  */
 const stepLLM = (parts: ContextParts): LLM => {
+  const { scope } = parts;
   const models = parts.config.LLM_MODELS ?? {};
   // Measured as sent: after routing and after any fitting to the window, so a cut that moves the prefix counts.
-  const measured = reuseMeter(routeByPurpose(parts.llm, models), parts.prompts ?? new PromptHistory(), parts.usage);
+  const measured = reuseMeter(routeByPurpose(parts.llm, models), parts.prompts ?? new PromptHistory(), scope.usage);
   const windowed = windowedLLM(measured, {
     windowOf: (request) => contextWindow(parts.config, request.purpose, modelFor(request, models) ?? parts.llm.model),
     onTrim: (text, retried) => {
-      addPromptTrim(parts.usage, retried);
-      parts.note?.(text);
+      addPromptTrim(scope.usage, retried);
+      scope.note?.(text);
     },
   });
-  const sampling = samplingOf(parts.request);
+  // Every call goes as the run's: its party at the model's gate, its waits there told to the run, and its sampling
+  // (each purpose's temperature, the run's seed) as src/engine/sampling.ts says.
+  const run = modelScope(scope);
+  const sampling = samplingOf(parts.options);
   const told: LLM = {
     ...windowed,
-    chat: (request) =>
-      windowed.chat({
-        ...sampled(request, sampling),
-        party: request.party ?? parts.party,
-        onWait: (text, ms) => {
-          addModelWait(parts.usage, ms);
-          parts.note?.(text);
-        },
-      }),
+    chat: (request, own) => windowed.chat(sampled(request, sampling), { ...own, party: own?.party ?? run.party, onWait: run.onWait }),
   };
   const limits = parts.llmLimits ?? { maxLLMCalls: parts.config.MAX_LLM_CALLS, maxTokens: parts.config.MAX_TOKENS };
-  return liveLLM(meteredLLM(told, parts.usage, limits, parts.signal, parts.tracer), parts.live);
+  return liveLLM(meteredLLM(told, scope.usage, limits, scope.signal, parts.tracer), parts.live);
 };
 
 /**
  * ctx.runTool: one tool call by name, timed and counted, in a span of its own; a failing tool is an observation the
  * agent should see and react to (error: true), not a crash of the run, unless the run's limit or abort is why.
  */
-const toolRunner = (parts: ContextParts, llm: LLM, tracer: Tracer): RunContext['runTool'] => async (name, input) => {
+const toolRunner = (parts: ContextParts, llm: LLM, tracer: Tracer): RunContext['runTool'] => async (name, input, key) => {
+  const kept = key ? parts.toolResults?.get(key) : undefined;
+  if (kept) {
+    // It ran before a crash; counted again because the usage of the step it ran in was not stored.
+    addToolCall(parts.scope.usage, name);
+    return kept;
+  }
+  const run = await runOnce(parts, llm, tracer, name, input);
+  if (key) parts.toolResults?.put(key, run);
+  return run;
+};
+
+const runOnce = async (parts: ContextParts, llm: LLM, tracer: Tracer, name: string, input: unknown): Promise<ToolRun> => {
   const tool = parts.tools.get(name);
   const started = Date.now();
   const mark = parts.recorded?.length ?? 0;
   const records = () => parts.recorded?.slice(mark) ?? [];
   if (!tool) return { output: `Unknown tool "${name}". Valid tools: ${parts.tools.names().join(', ')}.`, ms: 0, error: true, records: [] };
-  parts.signal?.throwIfAborted();
-  addToolCall(parts.usage, name);
+  parts.scope.signal?.throwIfAborted();
+  addToolCall(parts.scope.usage, name);
   return tracer.span(`execute_tool ${name}`, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name }, async (span) => {
     try {
       const parsed = typeof input === 'string' ? tool.fromText(input) : tool.input.parse(input);
@@ -117,7 +139,7 @@ const toolRunner = (parts: ContextParts, llm: LLM, tracer: Tracer): RunContext['
       const toolCtx = {
         llm,
         question: parts.request.question,
-        signal: parts.signal,
+        signal: parts.scope.signal,
         get evidence() {
           return parts.services.evidence();
         },
@@ -130,7 +152,7 @@ const toolRunner = (parts: ContextParts, llm: LLM, tracer: Tracer): RunContext['
     } catch (err) {
       if (err instanceof Error && err.name === 'LimitError') throw err;
       // An aborted run does not turn its abort into an observation for a step nobody will store.
-      if (parts.signal?.aborted) throw parts.signal.reason;
+      if (parts.scope.signal?.aborted) throw parts.scope.signal.reason;
       const message = `Error: ${err instanceof Error ? err.message : String(err)}`;
       span.fail(message);
       return { output: message, ms: Date.now() - started, error: true, records: records() };
@@ -139,24 +161,30 @@ const toolRunner = (parts: ContextParts, llm: LLM, tracer: Tracer): RunContext['
 };
 
 /** Builds the context a strategy step sees. Shared by the Durable Object and by tests that drive a strategy directly. */
-export const createRunContext = (parts: ContextParts): RunContext => {
+export const createRunContext = <O extends RunOptions>(parts: ContextParts<O>): RunContext<O> => {
   const llm = stepLLM(parts);
   // Without the engine's own, the claims are cited against the book as it is when asked (new records re-cite them).
   const attribution =
-    parts.attribution ?? stepAttribution(parts.request, () => parts.book?.() ?? evidenceBook([], parts.request.context), () => parts.recorded?.length ?? 0);
+    parts.attribution ?? stepAttribution(parts.options, () => parts.book?.() ?? evidenceBook([], parts.request.context, parts.request.question), () => parts.recorded?.length ?? 0);
   return {
     runId: parts.runId,
     request: parts.request,
+    options: parts.options,
     config: parts.config,
     llm,
     evidence: parts.services.evidence,
     embedder: parts.services.embedder,
     vectors: parts.services.vectors,
     tools: parts.tools,
-    signal: parts.signal,
+    signal: parts.scope.signal,
     kg: parts.services.kg,
     attribute: (claims) => attribution.attribute(claims),
     runTool: toolRunner(parts, llm, parts.tracer ?? noTracer),
+    noteProtocol(purpose, change) {
+      addProtocolChange(parts.scope.usage, purpose, change);
+      if ('fallback' in change) parts.scope.note?.(`${purpose}: back to the text protocol for the rest of the run (${change.fallback})`);
+      if ('textFallback' in change) parts.scope.note?.(`${purpose}: reply read by the text parser (${change.textFallback})`);
+    },
   };
 };
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import type { RunRequest } from './types';
+import type { RunOptions } from './options';
 
 export interface RunLimits {
   maxSteps: number;
@@ -8,14 +8,11 @@ export interface RunLimits {
   maxTokens: number;
 }
 
-const lower = (configured: number, requested: unknown) => {
-  const n = Math.floor(Number(requested));
-  return Number.isFinite(n) && n >= 1 ? Math.min(configured, n) : configured;
-};
+const lower = (configured: number, requested: number | undefined) => (requested === undefined ? configured : Math.min(configured, requested));
 
 /** The run's limits: the configured ones, which a request may lower (never raise) with `options.limits`. */
-export const limitsFor = (config: Config, request: RunRequest): RunLimits => {
-  const asked = (request.options?.limits ?? {}) as Record<string, unknown>;
+export const limitsFor = (config: Config, options: Pick<RunOptions, 'limits'>): RunLimits => {
+  const asked = options.limits ?? {};
   return {
     maxSteps: lower(config.MAX_STEPS, asked.maxSteps),
     maxLLMCalls: lower(config.MAX_LLM_CALLS, asked.maxLLMCalls),

@@ -1,4 +1,4 @@
-import type { ChatRequest, LLM, Purpose } from '../llm/types';
+import type { ChatRequest, ChatScope, LLM, Purpose } from '../llm/types';
 
 /**
  * A piece of a model call's reply, sent to the run's live streams as it arrives. Never stored: the finished step is
@@ -123,30 +123,30 @@ export const liveLLM = (inner: LLM, live: LiveDeltas | undefined): LLM => {
     model: inner.model,
     acceptsImages: inner.acceptsImages,
     ...(inner.servedModels ? { servedModels: inner.servedModels.bind(inner) } : {}),
-    async chat(request: ChatRequest) {
-      if (!live.listening()) return inner.chat(request);
+    async chat(request: ChatRequest, scope: ChatScope = {}) {
+      if (!live.listening()) return inner.chat(request, scope);
       const call = live.nextCall();
-      const base = { call, purpose: request.purpose, ...(request.answer ? { answer: true as const } : {}) };
+      const base = { call, purpose: request.purpose, ...(scope.answer ? { answer: true as const } : {}) };
       let retried = false;
       const out = coalescer((text) => {
         live.send({ ...base, ...(retried ? { retry: true as const } : {}), text });
         retried = false;
       });
       let guard = stopGuard(request.stop);
-      const own = request.onDelta;
+      const own = scope.onDelta;
       const onDelta = (text: string) => {
         own?.(text);
         const visible = guard.take(text);
         if (visible) out.push(visible);
       };
       const onRetry = () => {
-        request.onRetry?.();
+        scope.onRetry?.();
         out.flush();
         guard = stopGuard(request.stop);
         retried = true;
       };
       try {
-        const result = await inner.chat({ ...request, onDelta, onRetry });
+        const result = await inner.chat(request, { ...scope, onDelta, onRetry });
         const rest = guard.rest(result.text);
         if (rest) out.push(rest);
         return result;

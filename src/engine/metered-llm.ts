@@ -1,7 +1,7 @@
-import type { ChatRequest, LLM } from '../llm/types';
+import type { ChatRequest, ChatScope, LLM } from '../llm/types';
 import { noTracer, type Tracer } from './trace';
 import { LimitError, type Usage } from './types';
-import { addLLMCall } from './usage';
+import { addLLMCall, addProtocolCall } from './usage';
 
 export interface LLMLimits {
   maxLLMCalls: number;
@@ -17,7 +17,7 @@ export const meteredLLM = (inner: LLM, usage: Usage, limits: LLMLimits, runSigna
   provider: inner.provider,
   model: inner.model,
   acceptsImages: inner.acceptsImages,
-  async chat(request: ChatRequest) {
+  async chat(request: ChatRequest, scope: ChatScope = {}) {
     if (usage.llmCalls >= limits.maxLLMCalls) {
       throw new LimitError('llmCalls', `the run reached its limit of ${limits.maxLLMCalls} model calls`);
     }
@@ -26,13 +26,14 @@ export const meteredLLM = (inner: LLM, usage: Usage, limits: LLMLimits, runSigna
     }
     runSignal?.throwIfAborted();
     // The run's signal ends a call that would outlive the run's wall time or its cancellation.
-    const signal = runSignal && request.signal ? AbortSignal.any([runSignal, request.signal]) : (runSignal ?? request.signal);
+    const signal = runSignal && scope.signal ? AbortSignal.any([runSignal, scope.signal]) : (runSignal ?? scope.signal);
     const model = request.model ?? inner.model;
     // Attribute names from OpenTelemetry's GenAI semantic conventions; the purpose is ours.
     const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': inner.provider, 'gen_ai.request.model': model, 'humaniq.purpose': request.purpose };
     return tracer.span(`chat ${model}`, attributes, async (span) => {
-      const result = await inner.chat(signal ? { ...request, signal } : request);
+      const result = await inner.chat(request, signal ? { ...scope, signal } : scope);
       addLLMCall(usage, request.purpose, result.usage, result.model);
+      addProtocolCall(usage, request, result);
       span.set({
         'gen_ai.response.model': result.model,
         'gen_ai.usage.input_tokens': result.usage.promptTokens,

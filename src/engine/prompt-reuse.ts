@@ -47,8 +47,8 @@ export const addPromptReuse = (usage: Usage, purpose: Purpose, chars: number, re
 /** Measures every prompt that goes out through `inner` against the previous one of its purpose (only calls that got an answer). */
 export const reuseMeter = (inner: LLM, history: PromptHistory, usage: Usage): LLM => ({
   ...inner,
-  async chat(request) {
-    const result = await inner.chat(request);
+  async chat(request, scope) {
+    const result = await inner.chat(request, scope);
     const text = promptText(request.messages);
     const repeated = history.swap(request.purpose, text);
     if (repeated !== undefined) addPromptReuse(usage, request.purpose, text.length, repeated);

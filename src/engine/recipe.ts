@@ -1,10 +1,8 @@
 /**
  * Which recipe a strategy follows: `paper` runs the published system as described (prompts, rounds, retrievers),
- * `ours` (the default) keeps the improvements documented in docs/FIDELITY.md. Read from `options.recipe`.
+ * `ours` (the default) keeps the improvements documented in docs/FIDELITY.md. Read from `options.recipe`; each strategy keeps
+ * what the recipe changes as data, in its recipe table (its `recipes.ts`).
  */
-export type Recipe = 'paper' | 'ours';
+export const RECIPES = ['paper', 'ours'] as const;
 
-export const RECIPES: readonly Recipe[] = ['paper', 'ours'];
-
-/** @example recipeOf({ recipe: 'paper' }) === 'paper'; recipeOf(undefined) === 'ours' */
-export const recipeOf = (options: Record<string, unknown> | undefined): Recipe => (options?.recipe === 'paper' ? 'paper' : 'ours');
+export type Recipe = (typeof RECIPES)[number];

@@ -1,5 +1,5 @@
 import type { ChatRequest, Purpose } from '../llm/types';
-import type { RunRequest } from './types';
+import type { RunOptions } from './options';
 
 /**
  * How every model call of a run samples, in one place: the temperature each purpose is asked at (the steps no longer
@@ -26,6 +26,7 @@ export const PURPOSE_TEMPERATURES: Partial<Record<Purpose, number>> = {
   judge: 0,
   vision: 0,
   rewrite: 0,
+  verify: 0,
   // CRAG's attribute predictor and calculator vote over several samples (self-consistency): the samples must differ.
   attribute: 0.7,
   calculator: 0.5,
@@ -39,14 +40,10 @@ export interface RunSampling {
   temperature?: number;
 }
 
-/** The one reader of `options.sampling` (checked by the options schema; anything else is ignored here). */
-export const samplingOf = (request: Pick<RunRequest, 'options'>): RunSampling => {
-  const s = request.options?.sampling as Record<string, unknown> | undefined;
-  if (!s || typeof s !== 'object') return {};
-  return {
-    ...(typeof s.seed === 'number' && Number.isInteger(s.seed) ? { seed: s.seed } : {}),
-    ...(typeof s.temperature === 'number' && Number.isFinite(s.temperature) ? { temperature: s.temperature } : {}),
-  };
+/** The one reader of `options.sampling` (parsed and bounded by the options schema, src/engine/options.ts). */
+export const samplingOf = (options: Pick<RunOptions, 'sampling'> | undefined): RunSampling => {
+  const s = options?.sampling;
+  return { ...(s?.seed !== undefined ? { seed: s.seed } : {}), ...(s?.temperature !== undefined ? { temperature: s.temperature } : {}) };
 };
 
 /** The temperature a call of `purpose` goes out with in a run that asks for `run`; undefined = the server's default. */

@@ -5,6 +5,9 @@ import type { Evidence } from '../evidence/types';
 import type { LLM, Purpose } from '../llm/types';
 import type { Tool, ToolRegistry } from '../tools/types';
 import type { VectorIndex } from '../vectors/types';
+import type { Confidence } from './confidence';
+import type { ModeOptions, RunOptions } from './options';
+import type { ProtocolChange, ProtocolUsage } from './protocol-usage';
 
 export const VARIANTS = ['mintaka', 'qald9plus', 'compmix', 'hybridqa', 'mmqa', 'crag'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -22,7 +25,13 @@ export interface RunRequest {
   variant: Variant;
   mode: string;
   context?: Record<string, unknown>;
+  /** The options as the caller sent them (checked against the mode's schema); a fork merges its own over these. */
   options?: Record<string, unknown>;
+  /**
+   * The options the run runs with: parsed once by the run service (src/runs/resolve-options.ts), every default filled
+   * in. A run stored by older code has none; its object parses `options` when it loads it (durable-objects/run/setup.ts).
+   */
+  resolvedOptions?: RunOptions;
   /**
    * A chat's turns before its question, oldest first. With them, the run's first step makes the question
    * self-contained (src/engine/conversation) and every later step answers that standalone question.
@@ -30,45 +39,21 @@ export interface RunRequest {
   conversation?: ConversationTurn[];
 }
 
+/** The request as a step sees it: its options only as the run parsed them (`RunContext.options`). */
+export type StepRequest = Omit<RunRequest, 'options' | 'resolvedOptions'>;
+
 export interface Source {
   title: string;
   url?: string;
   kind: 'wikipedia' | 'wikidata' | 'web' | 'table' | 'passage' | 'kg' | 'model' | string;
 }
 
-/**
- * Agreement between the sources whose answer a citation verified in this run's evidence (src/engine/attribution):
- * all agree (two or more), two agree and another differs, conflict, a single source, or no source verified.
- */
-export type Confidence = 'all_agree' | 'two_agree' | 'conflict' | 'one_source' | 'none';
+/** Agreement between the verified sources; its levels, in order, are in ./confidence.ts. */
+export type { Confidence } from './confidence';
 
-/**
- * A source's claim, declared by a strategy: this answer rests on these records of the run's evidence (keys of
- * the evidence recording, or `context …` keys for the caller's table, passages and pages). The engine verifies it.
- */
-export interface Claim {
-  source: string;
-  answer: string;
-  keys: string[];
-  /** Counts towards agreement only when no other source verified (an agent's answer derived from the sources). */
-  fallback?: boolean;
-  /**
-   * A computed answer (a calculator's result): verified when every operand occurs in a cited record, since the
-   * computation itself ran in the sandbox. The answer is then not looked for in the records.
-   */
-  operands?: string[];
-}
-
-/** One piece of evidence an answer cites; `verified` when the record is this run's and the answer occurs in it. */
-export interface Citation {
-  source: string;
-  key: string;
-  kind: string;
-  url?: string;
-  /** The short span of the record that contains the answer (absent when not verified). */
-  quote?: string;
-  verified: boolean;
-}
+// What strategies claim and what the engine cites (issue 40's support grade among them): ./claims.ts.
+export type { Citation, Claim, ClaimReads, Support } from './claims';
+import type { Citation, Claim } from './claims';
 
 /** A Wikidata entity named by the answer (one per item of a list answer). */
 export interface AnswerEntity {
@@ -93,7 +78,7 @@ export interface AnswerDraft extends AnswerFields {
 /** The answer as stored and served: the draft's fields with what the engine verified (src/engine/attribution). */
 export interface AnswerData extends AnswerFields {
   confidence: Confidence;
-  /** The keys of `answers` whose agreement `confidence` measures: the sources with a verified citation. */
+  /** The keys of `answers` whose agreement `confidence` measures: the sources with a supporting citation. */
   agreementSources: string[];
   citations: Citation[];
   /** Set when `options.abstainBelow` turned the answer into "I don't know": the level the confidence fell under. */
@@ -104,8 +89,8 @@ export interface AnswerData extends AnswerFields {
 export type EventInput =
   | { type: 'run'; data: { runId: string; variant: Variant; mode: string; question: string } }
   | { type: 'thought'; data: { text: string; notes?: string[] } }
-  | { type: 'action'; data: { tool: string; input: unknown; notes?: string[] } }
-  | { type: 'observation'; data: { tool: string; output: string; ms: number; error?: boolean; detail?: unknown; notes?: string[] } }
+  | { type: 'action'; data: { tool: string; input: unknown; notes?: string[]; callId?: string } }
+  | { type: 'observation'; data: { tool: string; output: string; ms: number; error?: boolean; detail?: unknown; notes?: string[]; callId?: string } }
   | { type: 'answer'; data: AnswerData }
   | { type: 'error'; data: { code: string; message: string } }
   | { type: 'done'; data: { status: RunStatus; usage: Usage; timings: Timings } };
@@ -154,7 +139,10 @@ export interface Usage {
    * repeat the start of the previous prompt (what a provider's prefix cache can serve), and the share (src/engine/prompt-reuse.ts).
    */
   promptReuse?: Partial<Record<Purpose, PromptReuse>>;
+  /** Per purpose, how the model was spoken to when not in plain text: functions, reply schemas, repairs, fallbacks. */
+  toolProtocol?: Partial<Record<Purpose, ProtocolUsage>>;
 }
+
 
 export interface PromptReuse {
   calls: number;
@@ -181,9 +169,12 @@ export interface Timings {
 }
 
 /** Everything a strategy may use. Built per step by the run engine; services are created on first use. */
-export interface RunContext {
+export interface RunContext<O extends RunOptions = RunOptions> {
   readonly runId: string;
-  readonly request: RunRequest;
+  /** The question, variant, mode and context; the options are `options`, parsed. */
+  readonly request: StepRequest;
+  /** The run's options: its mode's schema parsed once, every default filled in (src/engine/options.ts). */
+  readonly options: O;
   readonly config: Config;
   /** Metered: every call is counted against the run's limits and usage. */
   readonly llm: LLM;
@@ -202,9 +193,25 @@ export interface RunContext {
    * Runs a tool by name, timing it and counting it; errors become observations (error: true), never throws.
    * `records` are the keys of the evidence records the call produced (what a claim cites).
    */
-  runTool(name: string, input: unknown): Promise<{ output: string; ms: number; error: boolean; records: string[] }>;
+  runTool(name: string, input: unknown, key?: string): Promise<ToolRun>;
+  /**
+   * Tells the run how a native call went (src/engine/tool-protocol.ts): a repair observation sent, a structured reply
+   * read by the text parser, or the purpose gone back to text for the rest of the run (also a note in the step's trace).
+   */
+  noteProtocol(purpose: Purpose, change: ProtocolChange): void;
   /** Verifies claims against this run's evidence so far, as the engine will for the answer (src/engine/attribution). */
   attribute(claims: readonly Claim[]): Attribution;
+}
+
+/**
+ * A tool call's result. With a `key` (unique within the run), a finished call is kept at once in the run's storage:
+ * a step repeated after a crash gets it back instead of running the call again (parallel calls of one step).
+ */
+export interface ToolRun {
+  output: string;
+  ms: number;
+  error: boolean;
+  records: string[];
 }
 
 /** What the engine concludes from a strategy's claims. */
@@ -226,9 +233,11 @@ export interface StepOutcome<S> {
  * so a step must be the unit that may be repeated after a crash: do one model call or one tool call per step.
  * State must be JSON-serialisable.
  */
-export interface Strategy<S = unknown> {
+export interface Strategy<S = unknown, O extends RunOptions = RunOptions> {
   readonly mode: string;
   readonly description: string;
+  /** The options this mode takes (src/engine/options.ts `defineOptions`): parsed once, read as `ctx.options`. */
+  readonly options: ModeOptions<O>;
   /** Tools this strategy adds beside the shared ones; the registry offers them while the strategy is registered. */
   readonly tools?: readonly Tool[];
   /**
@@ -236,10 +245,16 @@ export interface Strategy<S = unknown> {
    * when it can. Modes that read no context leave it out.
    */
   checkContext?(context: Record<string, unknown> | undefined): string | undefined;
-  start(ctx: RunContext): Promise<S> | S;
-  step(state: S, ctx: RunContext): Promise<StepOutcome<S>>;
+  start(ctx: RunContext<O>): Promise<S> | S;
+  step(state: S, ctx: RunContext<O>): Promise<StepOutcome<S>>;
   /** The best answer from what was gathered, used when a run limit ends the run early. */
   partial?(state: S): AnswerDraft | null;
+  /**
+   * A state stored by older code, in the shape this code reads (any other value as it is). Run storage calls it once
+   * per stored state when it migrates a run (durable-objects/run/migrations.ts), so the steps only ever see the
+   * current shape, and storage needs to know no strategy's state.
+   */
+  upgradeState?(state: unknown): S;
 }
 
 /** The reason a step is aborted when its client cancels the run. */

@@ -1,4 +1,6 @@
 import type { Purpose, TokenUsage } from '../llm/types';
+import type { ChatRequest, ChatResult } from '../llm/types';
+import type { ProtocolChange, ProtocolUsage } from './protocol-usage';
 import type { EvidenceUsage, Usage } from './types';
 
 export const emptyUsage = (): Usage => ({
@@ -76,5 +78,28 @@ export const addModelWait = (usage: Usage, ms: number): Usage => {
   const g = (usage.modelGate ??= { waits: 0, waitMs: 0 });
   g.waits += 1;
   g.waitMs += Math.round(ms);
+  return usage;
+};
+
+const protocolOf = (usage: Usage, purpose: Purpose): ProtocolUsage => ((usage.toolProtocol ??= {})[purpose] ??= {});
+
+/** A model call sent with functions or a reply schema: counted per purpose with the calls its reply asked for. */
+export const addProtocolCall = (usage: Usage, request: ChatRequest, result: ChatResult): Usage => {
+  if (request.tools?.length) {
+    const n = (protocolOf(usage, request.purpose).native ??= { calls: 0, toolCalls: 0, parallelTurns: 0 });
+    n.calls += 1;
+    n.toolCalls += result.toolCalls?.length ?? 0;
+    if ((result.toolCalls?.length ?? 0) > 1) n.parallelTurns += 1;
+  }
+  if (request.responseFormat) (protocolOf(usage, request.purpose).structured ??= { calls: 0, textFallbacks: 0 }).calls += 1;
+  return usage;
+};
+
+/** What a strategy reports of a native call (RunContext.noteProtocol). */
+export const addProtocolChange = (usage: Usage, purpose: Purpose, change: ProtocolChange): Usage => {
+  const p = protocolOf(usage, purpose);
+  if ('repair' in change) p.repairs = (p.repairs ?? 0) + 1;
+  else if ('textFallback' in change) (p.structured ??= { calls: 0, textFallbacks: 0 }).textFallbacks += 1;
+  else p.fallback = change.fallback;
   return usage;
 };

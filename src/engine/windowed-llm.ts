@@ -34,11 +34,11 @@ export const windowedLLM = (inner: LLM, options: WindowOptions): LLM => {
     provider: inner.provider,
     model: inner.model,
     acceptsImages: inner.acceptsImages,
-    async chat(request) {
+    async chat(request, scope) {
       const window = options.windowOf(request);
       const sent = window ? fit(request, window, false) : request;
       try {
-        return await inner.chat(sent);
+        return await inner.chat(sent, scope);
       } catch (err) {
         if (!(err instanceof LLMError) || err.status !== 400 || !isContextError(err.message)) throw err;
         const named = windowFromError(err.message);
@@ -46,7 +46,7 @@ export const windowedLLM = (inner: LLM, options: WindowOptions): LLM => {
         const smaller = named && (!window || named < window) ? named : Math.floor(Math.min(window ?? sentTokens, sentTokens) * 0.75);
         const retry = fit(request, smaller, true);
         if (retry === request) throw err;
-        return inner.chat(retry);
+        return inner.chat(retry, scope);
       }
     },
   };

@@ -90,9 +90,9 @@ export interface Prediction {
   /** CRAG (rag mode): the service's static/dynamic verdict for the question. */
   dynamism?: string;
   confidence?: string;
-  /** The sources whose answer a citation verified, and the citations themselves (docs/CONFIDENCE.md). */
+  /** The sources whose answer a supporting citation backs, and the citations themselves with their grade (docs/CONFIDENCE.md). */
   agreementSources?: string[];
-  citations?: { source: string; key: string; kind: string; url?: string; quote?: string; verified: boolean }[];
+  citations?: { source: string; key: string; kind: string; url?: string; quote?: string; verified: boolean; support?: 'supports' | 'mentions'; supportBy?: 'model' }[];
   usage?: Record<string, unknown>;
   timings?: Record<string, unknown>;
   runId?: string;

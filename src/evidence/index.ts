@@ -1,7 +1,7 @@
 import type { Config } from '../config';
-import type { LLM } from '../llm/types';
 import { createLiveEvidence, wikimediaUserAgent, type LiveOptions } from './live';
-import { gatesFor, type GateCaller, type GateNamespace } from './live/politeness';
+import type { RequestScope } from './live/http';
+import { gatesFor, type GateNamespace } from './live/politeness';
 import { tokenHosts } from './live/wikimedia';
 import { createStaticEvidence, type SnapshotBundle } from './static';
 import type { KnowledgeApi } from './crag/types';
@@ -19,14 +19,12 @@ export interface EvidenceBindings {
 }
 
 export interface EvidenceDeps {
-  /** Reserved for evidence that needs a model (none does yet); accepted so callers can pass their services uniformly. */
-  llm?: LLM;
   /** Static mode: a snapshot other than the generated bundle (tests, demos). */
   bundle?: SnapshotBundle;
   /** Live mode: HTTP knobs (timeouts, retries, cache). */
   live?: LiveOptions;
-  /** Live mode: the run behind these requests (its signal ends a wait at a gate; waits and cache lookups are told). */
-  caller?: GateCaller & { onCache?: (hit: boolean) => void };
+  /** Live mode: who the requests are for (a run step's signal ends a wait at a gate; waits and cache lookups are told). */
+  scope?: RequestScope;
 }
 
 const LIVE_TIMEOUT_MS = 15_000;
@@ -42,10 +40,8 @@ export const createEvidence = (config: Config, bindings: EvidenceBindings, deps:
         userAgent: wikimediaUserAgent(config.WIKIMEDIA_CONTACT),
         cacheTtlSeconds: config.EVIDENCE_CACHE_TTL_SECONDS,
         ...(config.WIKIMEDIA_ACCESS_TOKEN ? { bearer: { token: config.WIKIMEDIA_ACCESS_TOKEN, hosts: tokenHosts(config) } } : {}),
-        onCache: deps.caller?.onCache,
-        ...(bindings.POLITENESS_GATE
-          ? { gateFor: gatesFor(config, bindings.POLITENESS_GATE as unknown as GateNamespace, deps.caller ?? {}, deps.live?.timeoutMs ?? LIVE_TIMEOUT_MS) }
-          : {}),
+        scope: deps.scope,
+        ...(bindings.POLITENESS_GATE ? { gateFor: gatesFor(config, bindings.POLITENESS_GATE as unknown as GateNamespace, deps.live?.timeoutMs ?? LIVE_TIMEOUT_MS) } : {}),
         ...deps.live,
       })
     : createStaticEvidence({ db: bindings.DB, bundle: deps.bundle });
@@ -54,12 +50,12 @@ export const createEvidence = (config: Config, bindings: EvidenceBindings, deps:
  * The CRAG mock-KG API at CRAG_API_URL, through the live HTTP client and the host's politeness gate like every other
  * upstream; without CRAG_API_URL, a client that refuses every call.
  */
-export const createKnowledgeApi = (config: Config, bindings: Pick<EvidenceBindings, 'POLITENESS_GATE'>, deps: Pick<EvidenceDeps, 'live' | 'caller'> = {}): KnowledgeApi => {
+export const createKnowledgeApi = (config: Config, bindings: Pick<EvidenceBindings, 'POLITENESS_GATE'>, deps: Pick<EvidenceDeps, 'live' | 'scope'> = {}): KnowledgeApi => {
   if (!config.CRAG_API_URL) return noKnowledgeApi;
   const gate = bindings.POLITENESS_GATE as unknown as GateNamespace | undefined;
   return createLiveKg(config.CRAG_API_URL, {
-    onCache: deps.caller?.onCache,
-    ...(gate ? { gateFor: kgGateFor(config, gate, deps.caller ?? {}, deps.live?.timeoutMs ?? LIVE_TIMEOUT_MS) } : {}),
+    scope: deps.scope,
+    ...(gate ? { gateFor: kgGateFor(config, gate, deps.live?.timeoutMs ?? LIVE_TIMEOUT_MS) } : {}),
     ...deps.live,
   });
 };

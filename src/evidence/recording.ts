@@ -1,5 +1,6 @@
 import type { KnowledgeApi } from './crag/types';
 import { bodyShapeProblem } from './replay-shapes';
+import { PAIR_HASH } from './verdict-records';
 import { EvidenceError, type Evidence } from './types';
 
 /**
@@ -11,10 +12,14 @@ import { EvidenceError, type Evidence } from './types';
 export const ARCHIVE_FORMAT = 'humaniq-evidence-archive';
 export const ARCHIVE_VERSION = 1;
 
-/** What was asked: an Evidence method with its arguments, or one CRAG KG API call. */
+/**
+ * What was asked: an Evidence method with its arguments, one CRAG KG API call, or a model's support verdict on one
+ * question–answer–quote pair (named by its SHA-256: ./verdict-records.ts).
+ */
 export type RecordedRequest =
   | { source: 'evidence'; kind: 'static' | 'live'; method: EvidenceMethod; args: unknown[] }
-  | { source: 'kg'; endpoint: string; args: Record<string, unknown> };
+  | { source: 'kg'; endpoint: string; args: Record<string, unknown> }
+  | { source: 'verify'; pair: string };
 
 /** What came back: a JSON body, or the error the source raised (a replayed error is raised again). */
 export type RecordedResponse = { body: unknown } | { error: { code: string; message: string } };
@@ -45,6 +50,7 @@ const normaliseArg = (a: unknown): unknown => (typeof a === 'string' ? a.trim().
 
 export const requestKey = (request: RecordedRequest): string => {
   if (request.source === 'kg') return `kg ${request.endpoint} ${stableJson(request.args)}`;
+  if (request.source === 'verify') return `verify ${request.pair}`;
   const args = request.args.map(normaliseArg);
   while (args.length && args[args.length - 1] === null) args.pop();
   return `evidence ${request.method} ${stableJson(args)}`;
@@ -58,7 +64,12 @@ export const stableJson = (value: unknown): string =>
 
 /** A short readable form of a request, for the "not in the recording" observation. */
 export const describeRequest = (request: RecordedRequest): string => {
-  const text = request.source === 'kg' ? `kg ${request.endpoint}(${JSON.stringify(request.args)})` : `${request.method}(${request.args.map((a) => JSON.stringify(a ?? null)).join(', ')})`;
+  const text =
+    request.source === 'kg'
+      ? `kg ${request.endpoint}(${JSON.stringify(request.args)})`
+      : request.source === 'verify'
+        ? `verify(${request.pair})`
+        : `${request.method}(${request.args.map((a) => JSON.stringify(a ?? null)).join(', ')})`;
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 };
 
@@ -146,8 +157,8 @@ export interface ReplaySource {
 
 const ERROR_CODES: readonly string[] = ['refused', 'timeout', 'upstream', 'not_found', 'too_large', 'syntax'];
 
-/** The kind of answer a request expects: its Evidence method, or `kg`. */
-const kindOf = (request: RecordedRequest) => (request.source === 'kg' ? 'kg' : request.method);
+/** The kind of answer a request expects: its Evidence method, `kg` or `verify`. */
+const kindOf = (request: RecordedRequest) => (request.source === 'evidence' ? request.method : request.source);
 
 /**
  * What is wrong with a stored response to `request`, or null: it must be `{body}` of the request's shape or
@@ -243,8 +254,10 @@ export const checkRecord = (value: unknown, line: number): EvidenceRecord => {
     if (!(EVIDENCE_METHODS as readonly string[]).includes(req.method) || !Array.isArray(req.args)) throw bad('an evidence request needs a known method and an args array');
   } else if (req.source === 'kg') {
     if (typeof req.endpoint !== 'string' || !req.args || typeof req.args !== 'object') throw bad('a kg request needs an endpoint and an args object');
-  } else throw bad('request.source must be "evidence" or "kg"');
+  } else if (req.source === 'verify') {
+    if (typeof req.pair !== 'string' || !PAIR_HASH.test(req.pair)) throw bad('a verify request needs the pair\'s SHA-256 as 64 lower-case hex digits');
+  } else throw bad('request.source must be "evidence", "kg" or "verify"');
   const problem = responseProblem(req, res);
-  if (problem) throw bad(`${req.source === 'kg' ? 'kg' : req.method}: ${problem}`);
+  if (problem) throw bad(`${kindOf(req)}: ${problem}`);
   return { key: requestKey(req), request: req, response: res as RecordedResponse };
 };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { verdictBody } from './verdict-records';
 
 /**
  * What each kind of request returns (the Evidence interface's types in ./types.ts, and the text a KG call gives),
@@ -34,8 +35,8 @@ const labels = z.array(z.object({ id: text, label: optionalText, description: op
 
 const properties = z.array(z.object({ property: text, label: optionalText, examples: z.array(text), qualifiers: z.array(text).optional() }));
 
-/** An Evidence method's name, or `kg` for a CRAG KG API call. */
-export type RequestKind = 'search' | 'page' | 'wikidataId' | 'sparql' | 'labels' | 'properties' | 'kg';
+/** An Evidence method's name, `kg` for a CRAG KG API call, or `verify` for a model's support verdict. */
+export type RequestKind = 'search' | 'page' | 'wikidataId' | 'sparql' | 'labels' | 'properties' | 'kg' | 'verify';
 
 const BODY_SHAPES: Record<RequestKind, z.ZodType> = {
   search: searchHits,
@@ -45,6 +46,7 @@ const BODY_SHAPES: Record<RequestKind, z.ZodType> = {
   labels,
   properties,
   kg: text,
+  verify: verdictBody,
 };
 
 /** What is wrong with `body` as the answer to a request of this kind, in a few words; null when nothing is. */

@@ -12,8 +12,8 @@ import { buildSequenceKernel, levenshteinSimilarity, type SequenceKernel } from 
  * - `dpp`: greedy MAP of the DPP with L = diag(q)·S·diag(q): relevant AND using different tool sequences.
  * - `relevance`: the k examples whose questions are closest to the question.
  * - `diversity`: the example closest to the question, then the examples whose tool sequences differ most from it
- *   (greedy MAP on S conditioned on that first pick; the paper recipe takes the k − 1 sequences least similar to
- *   the first by 1 − normalised Levenshtein). The question still decides, through the first pick.
+ *   (greedy MAP on S conditioned on that first pick; `diversity: 'least-similar'`, the paper's, takes the k − 1
+ *   sequences least similar to the first by 1 − normalised Levenshtein). The question still decides, through the first pick.
  * - `random`: k examples drawn with a seeded PRNG (same seed, same draw).
  * - `zero-shot`: none.
  *
@@ -41,8 +41,8 @@ export interface QualitySelectionInput<T extends SelectableExample> {
   library: readonly T[];
   /** Positive quality per example (same order as library); `diversity` uses it only to pick the first example. */
   quality: ArrayLike<number>;
-  /** `paper` runs the published variant of a mode where ours differs (see docs/FIDELITY.md). */
-  recipe?: 'paper' | 'ours';
+  /** Diversity-only's rule after the first pick: DPP conditioned on it (default), or the sequences least similar to it (the paper's). */
+  diversity?: 'conditioned' | 'least-similar';
   k?: number;
   mode: SelectionMode;
   seed?: number;
@@ -59,7 +59,7 @@ export const selectIndicesWithQuality = <T extends SelectableExample>(input: Qua
   if (mode === 'random') return sampleIndices(n, k, input.seed ?? 1);
   if (mode === 'relevance') return topByQuality(quality, n, k, new Set());
 
-  if (mode === 'diversity' && input.recipe === 'paper') return leastSimilarToAnchor(library, quality, k);
+  if (mode === 'diversity' && input.diversity === 'least-similar') return leastSimilarToAnchor(library, quality, k);
   const kernel = input.kernel ?? sequenceKernelFor(library);
   const q = mode === 'diversity' ? anchoredDiversityQuality(quality, n) : quality;
   for (let i = 0; i < n; i++) {
@@ -134,8 +134,9 @@ export interface SelectExamplesInput<T extends SelectableExample> {
   alpha?: number;
   /** How many nearest examples the vector index returns as DPP candidates (Vectorize allows ≤ 20). Default 20. */
   candidates?: number;
-  /** `paper`: quality is the cosine itself (floored to stay positive) and diversity-only follows the paper. */
-  recipe?: 'paper' | 'ours';
+  /** Quality from the cosine: exp(α·cos) (default), or the cosine itself floored to stay positive (the paper's). */
+  quality?: 'exp' | 'cosine';
+  diversity?: QualitySelectionInput<T>['diversity'];
 }
 
 const PAPER_QUALITY_FLOOR = 1e-3;
@@ -167,10 +168,10 @@ export const selectExamples = async <T extends SelectableExample>(input: SelectE
   });
   const poolLibrary = pool.map((i) => library[i]);
   const quality = Float64Array.from(pool, (i) =>
-    input.recipe === 'paper' ? Math.max(PAPER_QUALITY_FLOOR, cosines[i] as number) : Math.exp(alpha * (cosines[i] as number)),
+    input.quality === 'cosine' ? Math.max(PAPER_QUALITY_FLOOR, cosines[i] as number) : Math.exp(alpha * (cosines[i] as number)),
   );
   const kernel = pool.length === library.length ? sequenceKernelFor(library) : undefined;
-  const picks = selectIndicesWithQuality({ library: poolLibrary, quality, k, mode, kernel, recipe: input.recipe });
+  const picks = selectIndicesWithQuality({ library: poolLibrary, quality, k, mode, kernel, diversity: input.diversity });
   return picks.map((p) => library[pool[p]]);
 };
 

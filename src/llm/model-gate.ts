@@ -1,10 +1,11 @@
 import type { Config } from '../config';
-import { askHold, GateWaitTooLong, throughGate, type GateClient, type GateNamespace } from '../net/politeness/pass';
+import { askHold, GateWaitTooLong, throughGate, type Gate, type GateNamespace } from '../net/politeness/pass';
 import type { GateHold, GateReport } from '../net/politeness/policy';
-import { LLMError, type ChatRequest } from './types';
+import type { CallScope } from '../net/scope';
+import { LLMError } from './types';
 
-/** A model's gate without the caller's part (its signal, where waits are told, whose call it is), which each call adds. */
-export type ModelGate = Omit<GateClient, 'signal' | 'onWait' | 'party'>;
+/** A model's gate; the caller's part (its signal, where waits are told, whose call it is) is each call's scope. */
+export type ModelGate = Gate;
 
 type GateConfig = Pick<Config, 'POLITENESS' | 'LLM_CONCURRENCY' | 'LLM_TIMEOUT_MS' | 'POLITENESS_MAX_WAIT_MS' | 'POLITENESS_MAX_BACKOFF_MS'>;
 
@@ -50,13 +51,13 @@ export const heldModels = async (
  */
 export const throughModelGate = async <T>(
   gate: ModelGate | undefined,
-  request: ChatRequest,
+  scope: CallScope,
   call: (report: GateReport) => Promise<T>,
 ): Promise<T> => {
   let leave: ((r: GateReport) => Promise<void>) | undefined;
   if (gate) {
     try {
-      const pass = await throughGate({ ...gate, signal: request.signal, onWait: request.onWait, party: request.party });
+      const pass = await throughGate(gate, scope);
       if (pass.kind === 'granted') leave = pass.leave;
     } catch (err) {
       if (err instanceof GateWaitTooLong) throw new LLMError(err.message, 429);

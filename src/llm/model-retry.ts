@@ -3,7 +3,7 @@ import { retrying } from '../net/retry';
 import { heldFor, type Verdict } from '../net/retry-policy';
 import { retryBudget } from './call-budget';
 import { throughModelGate, type ModelGate } from './model-gate';
-import { LLMError, type ChatRequest } from './types';
+import { LLMError, type ChatScope } from './types';
 
 export interface ModelRetry {
   /** Attempts after the first. */
@@ -17,16 +17,16 @@ export interface ModelRetry {
  * (model-gate.ts) with the caller told of each retry; the two budget errors judged by `retryBudget`, and nothing tried
  * again once the caller gave up. How long to wait is the provider's.
  */
-export const callWithRetries = <T>(request: ChatRequest, gate: ModelGate | undefined, retry: ModelRetry, call: (report: GateReport) => Promise<T>): Promise<T> => {
+export const callWithRetries = <T>(scope: ChatScope, gate: ModelGate | undefined, retry: ModelRetry, call: (report: GateReport) => Promise<T>): Promise<T> => {
   const worthRetrying = retryBudget();
   const attempt = (n: number) => {
-    if (n > 0) request.onRetry?.();
-    return throughModelGate(gate, request, call);
+    if (n > 0) scope.onRetry?.();
+    return throughModelGate(gate, scope, call);
   };
   return retrying(attempt, {
     retries: retry.retries,
-    signal: request.signal,
-    retryIn: (outcome, n) => (outcome.ok || !worthRetrying(outcome.error) || request.signal?.aborted ? undefined : retry.waitFor(n, outcome.error)),
+    signal: scope.signal,
+    retryIn: (outcome, n) => (outcome.ok || !worthRetrying(outcome.error) || scope.signal?.aborted ? undefined : retry.waitFor(n, outcome.error)),
   });
 };
 

@@ -7,7 +7,7 @@ import type { ModelGate } from './model-gate';
 import { callWithRetries, modelVerdict } from './model-retry';
 import { classifyFailure, DEFAULT_BACKOFF_MS, describe } from './openai-failure';
 import { readReply, type ReplyDefaults } from './openai-reply';
-import type { ChatRequest, ChatResult, LLM } from './types';
+import type { ChatRequest, ChatResult, ChatScope, LLM } from './types';
 import { LLMError } from './types';
 
 export interface OpenAIProviderOptions {
@@ -72,10 +72,10 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
   const defaults: ReplyDefaults = { model: opts.model ?? 'default', cacheKey: opts.promptCacheKey ?? sendsCacheKey(opts.baseURL) };
 
   /** One attempt under its deadline; a failure is classified, and the gate told its status and any hold. */
-  const once = async (request: ChatRequest, report: GateReport): Promise<ChatResult> => {
-    const attempt = startAttempt({ maxBytes: opts.maxResponseBytes, timeoutMs: opts.timeoutMs }, request.signal);
+  const once = async (request: ChatRequest, scope: ChatScope, report: GateReport): Promise<ChatResult> => {
+    const attempt = startAttempt({ maxBytes: opts.maxResponseBytes, timeoutMs: opts.timeoutMs }, scope.signal);
     try {
-      const out = await readReply(client, request, defaults, attempt.signal);
+      const out = await readReply(client, request, defaults, attempt.signal, scope.onDelta);
       attempt.cutShort();
       return out;
     } catch (thrown) {
@@ -95,12 +95,12 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     provider: 'openai',
     model: defaults.model,
     acceptsImages: opts.acceptsImages ?? false,
-    chat(request) {
+    chat(request, scope = {}) {
       const gate = opts.gateFor?.(request.model ?? defaults.model);
       // The gate holds the next attempt for as long as the server asked, and every other run's with it.
       const rule = { gated: !!gate, backoff: (n: number, v: { retryAfterMs?: number }) => backoffMs(n, v.retryAfterMs) };
       const waitFor = (n: number, err: unknown) => waitBeforeRetry(modelVerdict(err, DEFAULT_BACKOFF_MS), n, rule);
-      return callWithRetries(request, gate, { retries: opts.maxRetries, waitFor }, (report) => once(request, report));
+      return callWithRetries(scope, gate, { retries: opts.maxRetries, waitFor }, (report) => once(request, scope, report));
     },
     async servedModels() {
       try {

@@ -22,9 +22,9 @@ export const routeByPurpose = (inner: LLM, models: PurposeModels): LLM => {
     provider: inner.provider,
     model: inner.model,
     acceptsImages: inner.acceptsImages || (!!models.vision && inner.provider !== 'workers-ai'),
-    chat(request) {
+    chat(request, scope) {
       const model = modelFor(request, models);
-      return inner.chat(model ? { ...request, model } : request);
+      return inner.chat(model ? { ...request, model } : request, scope);
     },
   };
 };

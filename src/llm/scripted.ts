@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResult, LLM, LLMErrorCode, Purpose } from './types';
+import type { ChatRequest, ChatResult, ChatScope, LLM, LLMErrorCode, Purpose } from './types';
 import { untilAborted } from '../net/until-aborted';
 import { cutAtStop } from './stop';
 import { LLMError } from './types';
@@ -9,7 +9,16 @@ export type ScriptedReply =
   | ((request: ChatRequest) => string | Promise<string>)
   | { error: string; status?: number; code?: LLMErrorCode }
   /** Sent in these pieces, `gapMs` apart, to a caller that asks for deltas (a streaming server). */
-  | { pieces: string[]; gapMs?: number };
+  | { pieces: string[]; gapMs?: number }
+  /** Function calls (native tool protocol), with optional text beside them; arguments as sent, JSON or not. */
+  | { toolCalls: ScriptedCall[]; text?: string };
+
+/** A scripted function call: an object for `arguments` is sent as its JSON; ids default to `call_<n>`. */
+export interface ScriptedCall {
+  name: string;
+  arguments: string | Record<string, unknown>;
+  id?: string;
+}
 
 /**
  * Replies per purpose, consumed in order. `default` serves any purpose without its own queue.
@@ -19,18 +28,23 @@ export type Script = Partial<Record<Purpose | 'default', ScriptedReply[]>>;
 
 export interface ScriptedLLM extends LLM {
   readonly requests: ChatRequest[];
+  /** The scope each request came with, in the same order (whether it streamed, whose call it was, …). */
+  readonly scopes: ChatScope[];
   /** Replies not yet consumed, per purpose. */
   remaining(): Record<string, number>;
 }
 
 /** A streamed reply: each piece to `onDelta` as it "arrives"; the caller's signal ends it like a real stream. */
-const sendPieces = async ({ pieces, gapMs = 0 }: { pieces: string[]; gapMs?: number }, request: ChatRequest) => {
+const sendPieces = async ({ pieces, gapMs = 0 }: { pieces: string[]; gapMs?: number }, scope: ChatScope) => {
   for (const [i, piece] of pieces.entries()) {
-    if (i > 0 && gapMs) await untilAborted(new Promise((r) => setTimeout(r, gapMs)), request.signal);
-    request.onDelta?.(piece);
+    if (i > 0 && gapMs) await untilAborted(new Promise((r) => setTimeout(r, gapMs)), scope.signal);
+    scope.onDelta?.(piece);
   }
   return pieces.join('');
 };
+
+const toolCallsOf = (calls: ScriptedCall[]) =>
+  calls.map((c, i) => ({ id: c.id ?? `call_${i + 1}`, name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) }));
 
 const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
@@ -38,14 +52,17 @@ const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4))
 export const scriptedLLM = (script: Script, options: { acceptsImages?: boolean } = {}): ScriptedLLM => {
   const queues = new Map<string, ScriptedReply[]>(Object.entries(script).map(([k, v]) => [k, [...(v ?? [])]]));
   const requests: ChatRequest[] = [];
+  const scopes: ChatScope[] = [];
   return {
     provider: 'scripted',
     model: 'scripted',
     acceptsImages: options.acceptsImages ?? false,
     requests,
+    scopes,
     remaining: () => Object.fromEntries([...queues].map(([k, v]) => [k, v.length])),
-    async chat(request: ChatRequest): Promise<ChatResult> {
+    async chat(request: ChatRequest, scope: ChatScope = {}): Promise<ChatResult> {
       requests.push(request);
+      scopes.push(scope);
       const queue = queues.get(request.purpose)?.length ? queues.get(request.purpose) : queues.get('default');
       const reply = queue?.shift();
       if (reply === undefined) {
@@ -53,22 +70,26 @@ export const scriptedLLM = (script: Script, options: { acceptsImages?: boolean }
       }
       if (typeof reply === 'object' && 'error' in reply) throw new LLMError(reply.error, reply.status, false, reply.code);
       // Like a real provider, a call ends when its signal aborts (a slow scripted reply stands for a slow server).
-      request.signal?.throwIfAborted();
+      scope.signal?.throwIfAborted();
+      const calls = typeof reply === 'object' && 'toolCalls' in reply ? toolCallsOf(reply.toolCalls) : undefined;
       const raw =
         typeof reply === 'function'
-          ? await untilAborted(Promise.resolve(reply(request)), request.signal)
+          ? await untilAborted(Promise.resolve(reply(request)), scope.signal)
           : typeof reply === 'object'
-            ? await sendPieces(reply, request)
+            ? 'pieces' in reply
+              ? await sendPieces(reply, scope)
+              : (reply.text ?? '')
             : reply;
       // Like a real server, generation ends at the first stop sequence.
       const text = cutAtStop(raw, request.stop);
-      if (typeof reply !== 'object') request.onDelta?.(text);
+      if (typeof reply !== 'object' || (calls && text)) scope.onDelta?.(text);
       const prompt = request.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
       return {
         text,
-        usage: { promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(text) },
-        finishReason: 'stop',
+        usage: { promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(text + (calls ?? []).map((c) => c.arguments).join('')) },
+        finishReason: calls?.length ? 'tool_calls' : 'stop',
         model: request.model ?? 'scripted',
+        ...(calls?.length ? { toolCalls: calls } : {}),
       };
     },
   };

@@ -4,15 +4,11 @@ import { type CallBudget, checkTextSize, replyPieces, startAttempt } from './cal
 import type { ModelGate } from './model-gate';
 import { callWithRetries } from './model-retry';
 import { cutAtStop } from './stop';
-import type { ChatRequest, ChatResult, LLM, TokenUsage } from './types';
+import type { ChatRequest, ChatResult, ChatScope, LLM, TokenUsage } from './types';
 import { LLMError } from './types';
+import { readWorkersAIOutput, streamsOnWorkersAI, workersAIInputs, type WorkersAIOutput } from './workers-ai-wire';
 
 export const DEFAULT_WORKERS_AI_MODEL = '@cf/meta/llama-3.3-70b-instruct-fp8-fast';
-
-interface WorkersAIOutput {
-  response?: string;
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
-}
 
 type Run = (model: string, inputs: unknown, options: { signal: AbortSignal }) => Promise<unknown>;
 
@@ -27,6 +23,11 @@ export interface WorkersAIOptions {
 /** Workers AI's "Out of capacity" (internal code 3040, HTTP 429): every run holds back this long, the binding names no wait. */
 const OUT_OF_CAPACITY = /\b3040\b|out of capacity|capacity temporarily exceeded/i;
 const CAPACITY_BACKOFF_MS = 2_000;
+/**
+ * Workers AI refusing the request as sent (input schema errors, code 5006, and JSON mode's "couldn't be met"): asking
+ * again cannot help, and a caller that sent functions or a schema goes back to text on a 400 (src/llm/structured.ts).
+ */
+const REFUSED_INPUT = /\b5006\b|bad input|oneOf at|JSON Mode couldn't be met/i;
 
 /**
  * The binding's stream (`stream: true`): server-sent events `data: {"response":"…"}`, usage on a late one, then
@@ -78,44 +79,38 @@ export const workersAIProvider = (ai: Ai, opts: WorkersAIOptions): LLM => {
     provider: 'workers-ai',
     model,
     acceptsImages: false,
-    async chat(request: ChatRequest): Promise<ChatResult> {
-      const messages = request.messages.map((m) => ({
-        role: m.role,
-        content: typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''),
-      }));
+    async chat(request: ChatRequest, scope: ChatScope = {}): Promise<ChatResult> {
       const chosen = request.model ?? model;
-      const inputs = {
-        messages,
-        max_tokens: request.maxTokens ?? 1024,
-        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-        ...(request.seed !== undefined ? { seed: request.seed } : {}),
-      };
+      const inputs = workersAIInputs(request);
       const read = async (signal: AbortSignal): Promise<WorkersAIOutput> => {
-        if (!request.onDelta) return ((await untilAborted(run(chosen, inputs, { signal }), signal)) ?? {}) as WorkersAIOutput;
+        if (!scope.onDelta || !streamsOnWorkersAI(request)) return ((await untilAborted(run(chosen, inputs, { signal }), signal)) ?? {}) as WorkersAIOutput;
         const stream = await untilAborted(run(chosen, { ...inputs, stream: true }, { signal }), signal);
         if (!(stream instanceof ReadableStream)) throw new LLMError('Workers AI did not stream although asked to', undefined, true);
-        return readEvents(stream, opts.budget, signal, request.onDelta);
+        return readEvents(stream, opts.budget, signal, scope.onDelta);
       };
       const call = async (report: { status: number; backoffMs?: number; backoffReason?: string }): Promise<ChatResult> => {
-        const attempt = startAttempt(opts.budget, request.signal);
+        const attempt = startAttempt(opts.budget, scope.signal);
         try {
           const out = await read(attempt.signal);
           attempt.cutShort();
-          const raw = checkTextSize(typeof out?.response === 'string' ? out.response : '', opts.budget.maxBytes);
-          const text = cutAtStop(raw, request.stop);
-          return { text, usage: usageOf(out, text), finishReason: 'stop', model: chosen };
+          const reply = readWorkersAIOutput(out ?? {});
+          const text = cutAtStop(checkTextSize(reply.text, opts.budget.maxBytes), request.stop);
+          const calls = reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {};
+          return { text, usage: usageOf(out, text), finishReason: reply.toolCalls.length ? 'tool_calls' : 'stop', model: chosen, ...calls };
         } catch (err) {
           const why = attempt.explain(err);
           if (why instanceof Error && OUT_OF_CAPACITY.test(why.message)) {
             [report.status, report.backoffMs, report.backoffReason] = [429, CAPACITY_BACKOFF_MS, 'Workers AI is out of capacity (3040)'];
           }
-          throw why instanceof LLMError ? why : new LLMError(`Workers AI call failed: ${why instanceof Error ? why.message : String(why)}`, undefined, true);
+          if (why instanceof LLMError) throw why;
+          const text = why instanceof Error ? why.message : String(why);
+          throw REFUSED_INPUT.test(text) ? new LLMError(`Workers AI refused the request: ${text}`, 400) : new LLMError(`Workers AI call failed: ${text}`, undefined, true);
         } finally {
           attempt.end();
         }
       };
       // Its own backoff even when the gate holds the model: the gate's wait runs from the 429, so the two overlap.
-      return callWithRetries(request, opts.gateFor?.(chosen), { retries: opts.maxRetries ?? 2, waitFor: (n) => 300 * 2 ** n }, call);
+      return callWithRetries(scope, opts.gateFor?.(chosen), { retries: opts.maxRetries ?? 2, waitFor: (n) => 300 * 2 ** n }, call);
     },
   };
 };

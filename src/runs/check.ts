@@ -3,8 +3,9 @@ import { archiveInfo, type ArchiveBindings } from '../storage/archives';
 import type { RunRequest, Strategy, Variant } from '../engine/types';
 import { whyNoModel } from '../llm';
 import { availableModes, defaultMode, strategyFor } from '../strategies';
+import type { RunOptions } from '../engine/options';
 import { HttpError } from './errors';
-import { checkOptions } from './options-schema';
+import { resolveOptions, type ResolvedOptions } from './resolve-options';
 
 /** What a caller asks a run to do: POST /v1/answer's body, the chat facade's and MCP's `answer` arguments. */
 export interface RunBody {
@@ -16,13 +17,13 @@ export interface RunBody {
   conversation?: RunRequest['conversation'];
 }
 
-/** A request that passed every check: the variant and mode it runs (defaults filled in) and its checked options. */
+/** A request that passed every check: the variant and mode it runs (defaults filled in) and the options it runs with. */
 export interface CheckedRun {
   config: Config;
   variant: Variant;
   mode: string;
   strategy: Strategy<unknown>;
-  options: Record<string, unknown> | undefined;
+  resolvedOptions: ResolvedOptions;
 }
 
 /**
@@ -31,9 +32,9 @@ export interface CheckedRun {
  * (undefined on an open server, which reads every archive as it lists every run). The deploy's own
  * EVIDENCE_REPLAY is the operator's choice, not the caller's, and is not checked here.
  */
-export const assertReplayable = async (env: Env, options: Record<string, unknown> | undefined, caller: string | undefined): Promise<void> => {
-  const id = (options?.evidence as { replay?: unknown } | undefined)?.replay;
-  if (typeof id !== 'string') return;
+export const assertReplayable = async (env: Env, options: Pick<RunOptions, 'evidence'>, caller: string | undefined): Promise<void> => {
+  const id = options.evidence?.replay;
+  if (id === undefined) return;
   const info = await archiveInfo(env as unknown as ArchiveBindings, id);
   if (!info || (caller !== undefined && info.owner !== caller)) {
     throw new HttpError(404, 'not_found', `no evidence archive with id "${id.slice(0, 80)}"; upload one with POST /v1/archives`);
@@ -56,10 +57,10 @@ export const checkRunRequest = async (env: Env, body: RunBody, owner?: string): 
   const mode = body.mode ?? defaultMode(variant, config);
   const strategy = strategyFor(mode, config);
   if (!strategy) throw new HttpError(400, 'unknown_mode', `mode must be one of: ${availableModes(config).join(', ')}`);
-  const options = checkOptions(mode, body.options);
+  const resolvedOptions = resolveOptions(variant, mode, body.options, config);
   const contextProblem = strategy.checkContext?.(body.context as Record<string, unknown> | undefined);
   if (contextProblem) throw new HttpError(400, 'invalid_context', contextProblem);
-  await assertReplayable(env, options, owner);
+  await assertReplayable(env, resolvedOptions, owner);
   assertModel(config, env);
-  return { config, variant, mode, strategy, options };
+  return { config, variant, mode, strategy, resolvedOptions };
 };

@@ -24,7 +24,7 @@ export interface CreateOptions {
  * run's first event leaves at once and the object is set up behind it; `events` is the run's stream.
  */
 export const createRun = async (env: Env, body: RunBody, owner?: string, claim: RunIdClaim = freshRunId, how: CreateOptions = {}) => {
-  const { config, variant, mode, options } = await checkRunRequest(env, body, owner);
+  const { config, variant, mode, resolvedOptions } = await checkRunRequest(env, body, owner);
   // Claimed after validation, so a rejected request never holds an Idempotency-Key.
   const { runId, replayed } = await claim(newRunId());
   const request: RunRequest = {
@@ -32,7 +32,8 @@ export const createRun = async (env: Env, body: RunBody, owner?: string, claim: 
     variant,
     mode,
     ...(body.context ? { context: body.context as Record<string, unknown> } : {}),
-    ...(options ? { options } : {}),
+    ...(body.options ? { options: body.options } : {}),
+    resolvedOptions,
     ...(body.conversation?.length ? { conversation: body.conversation } : {}),
   };
   const stub = runStub(env, runId);

@@ -4,7 +4,7 @@ import type { RunRequest } from '../engine/types';
 import { assertModel, assertReplayable } from './check';
 import type { RunIdClaim } from './create';
 import { HttpError } from './errors';
-import { checkOptions } from './options-schema';
+import { resolveOptions } from './resolve-options';
 import { newRunId, runStub } from './stub';
 
 export interface ForkAsk {
@@ -28,10 +28,11 @@ export const forkRun = async (env: Env, parentId: string, ask: ForkAsk, owner: s
   }
   const config = loadConfig(env as unknown as Record<string, unknown>);
   assertModel(config, env);
+  const { variant, mode } = found.source.request;
   const merged = { ...(found.source.request.options ?? {}), ...(ask.options ?? {}), ...(ask.model ? { model: ask.model } : {}) };
-  const options = checkOptions(found.source.request.mode, merged) ?? {};
-  await assertReplayable(env, options, owner);
-  const request: RunRequest = { ...found.source.request, ...(Object.keys(options).length ? { options } : {}) };
+  const resolvedOptions = resolveOptions(variant, mode, merged, config);
+  await assertReplayable(env, resolvedOptions, owner);
+  const request: RunRequest = { ...found.source.request, ...(Object.keys(merged).length ? { options: merged } : {}), resolvedOptions };
   const { runId, replayed } = await claim(newRunId());
   const link = { runId: parentId, fromStep: ask.fromStep };
   await runStub(env, runId).startFork(runId, request, link, found.source, owner);

@@ -1,12 +1,12 @@
 import type { Config } from '../config';
 import { PURPOSES, type Purpose } from '../config-purposes';
 import { contextWindow } from '../engine/context-window';
+import { capabilitiesOf, speak } from '../llm/capabilities';
 import { PURPOSE_TEMPERATURES } from '../engine/sampling';
 import { VARIANTS, type Variant } from '../engine/types';
 import { bundle } from '../generated/bundle';
 import { BUILD_INFO } from '../generated/build-info';
 import { availableModes, defaultMode } from '../strategies';
-import { checkOptions } from './options-schema';
 import { resolvedOptionsFor } from './resolved-options';
 
 /**
@@ -48,11 +48,29 @@ const libraryDigests = () =>
     return out;
   })());
 
+/**
+ * How a purpose's calls are spoken when the run asks nothing else (recipe "ours", no options.toolProtocol): the
+ * protocol configured (LLM_TOOL_PROTOCOL[_<PURPOSE>]) and what it becomes with what is known of the model.
+ */
+const protocolOf = (config: Config, p: Purpose, served: string | null) => {
+  const configured = config.LLM_TOOL_PROTOCOLS?.[p] ?? config.LLM_TOOL_PROTOCOL ?? 'text';
+  const spoken = speak(configured, capabilitiesOf(config.LLM_PROVIDER, served ?? '', config.LLM_BASE_URL));
+  return { configured, tools: spoken.tools, structured: spoken.structured, why: spoken.why };
+};
+
 const purposes = (config: Config, model: string | undefined) =>
   Object.fromEntries(
     PURPOSES.map((p: Purpose) => {
       const served = config.LLM_MODELS[p] ?? model ?? null;
-      return [p, { model: served, contextTokens: contextWindow(config, p, served ?? '') ?? null, temperature: PURPOSE_TEMPERATURES[p] ?? null }];
+      return [
+        p,
+        {
+          model: served,
+          contextTokens: contextWindow(config, p, served ?? '') ?? null,
+          temperature: PURPOSE_TEMPERATURES[p] ?? null,
+          toolProtocol: protocolOf(config, p, served),
+        },
+      ];
     }),
   );
 
@@ -90,7 +108,6 @@ export const serviceSettings = async (config: Config, model: string | undefined,
       ? (() => {
           const variant = query.variant ?? config.DEFAULT_VARIANT;
           const mode = query.mode ?? defaultMode(variant, config);
-          checkOptions(mode, query.options);
           return { variant, mode, options: resolvedOptionsFor(variant, mode, query.options, config) };
         })()
       : undefined;

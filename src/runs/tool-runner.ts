@@ -17,7 +17,7 @@ export interface HandRunResult {
 const MODEL_TOOLS = new Set(['read', 'generateQuery']);
 
 /** The model with every call marked as the caller's, for the model's gate. */
-const forParty = (llm: LLM, party: GateParty): LLM => ({ ...llm, chat: (request) => llm.chat({ ...request, party: request.party ?? party }) });
+const forParty = (llm: LLM, party: GateParty): LLM => ({ ...llm, chat: (request, scope) => llm.chat(request, { ...scope, party: scope?.party ?? party }) });
 
 /** A model that is not there: tools that need one fail with a clear message instead of hanging. */
 const noModel = (reason: string): LLM => ({

@@ -59,6 +59,7 @@ export const generateQuery: Tool<Input> = {
   schemaDescription:
     'Write a Wikidata SPARQL query for `question`, using the properties the entities in `entities` really have. Returns the query, to run with runQuery. Uses the configured model.',
   input,
+  toText: ({ question, entities }) => (entities.length ? `${question ?? ''} # ${entities.join(', ')}` : (question ?? '')),
   fromText(text) {
     const raw = firstInput(text);
     const json = jsonIn(raw);
@@ -86,8 +87,7 @@ export const generateQuery: Tool<Input> = {
         { role: 'user', content: `${fence('QUESTION', ask)}\n\nEntities:\n${fence('ENTITIES', grounding)}` },
       ],
       maxTokens: 400,
-      signal: ctx.signal,
-    });
+    }, { signal: ctx.signal });
     const query = clip(extractQuery(reply.text), 4000);
     if (!query) return 'The model wrote no query. Try again with the entity ids of the question.';
     try {

@@ -17,6 +17,7 @@ export const getLabel: Tool<Input> = {
   description: 'Get the English label and description of Wikidata ids. Input: ids such as "Q42, P31". Output: one line per id.',
   schemaDescription: 'The English label and description of each Wikidata id in `ids`. Returns one line per id: `Q42: Douglas Adams — English author`.',
   input,
+  toText: ({ ids }) => ids.join(', '),
   fromText(text) {
     return input.parse({ ids: entityIds(firstInput(text)).slice(0, 25) });
   },

@@ -17,6 +17,7 @@ export const getWikidataID: Tool<Input> = {
   description: 'Get the Wikidata id (QID) of a Wikipedia page. Input: the exact page title (several separated by "|"). Output: title: QID.',
   schemaDescription: 'The Wikidata item id (QID) of each Wikipedia page in `titles`. Returns one line per title: `title: QID`.',
   input,
+  toText: ({ titles }) => titles.join(' | '),
   fromText(text) {
     const raw = firstInput(text);
     const json = jsonIn(raw);

@@ -22,6 +22,7 @@ export const read: Tool<Input> = {
   schemaDescription:
     'Answer `question` from the Wikipedia page `title`: the model reads the passages of the page that fit the question best and answers in a sentence or two, citing the page. Uses the configured model.',
   input,
+  toText: ({ title, question }) => (question ? `${title} # ${question}` : title),
   fromText(text) {
     const raw = firstInput(text);
     const json = jsonIn(raw);
@@ -51,8 +52,7 @@ export const read: Tool<Input> = {
         { role: 'user', content: `Page: ${oneLine(page.title)}\n${fence('QUESTION', ask)}\n\n${fence('PAGE', excerpt)}` },
       ],
       maxTokens: 200,
-      signal: ctx.signal,
-    });
+    }, { signal: ctx.signal });
     const answer = clip(reply.text.trim() || 'The model gave no answer.', 800);
     return `${answer} (source: ${page.title}, ${page.url})`;
   },

@@ -27,6 +27,7 @@ export const runQuery: Tool<Input> = {
   description: 'Run a SPARQL query on Wikidata (SELECT or ASK). Input: the query. Output: the result rows, entity ids shown with labels.',
   schemaDescription: 'Run `sparql` (SELECT or ASK) on Wikidata. Returns the result rows, each entity id with its label, or the ASK result.',
   input,
+  toText: ({ sparql }) => sparql,
   fromText(text) {
     // A query may legitimately contain "#" and brackets, so no unwrapping beyond fences, JSON and quotes.
     const raw = firstInput(text);

@@ -22,6 +22,11 @@ export interface Tool<I = any> {
   readonly input: z.ZodType<I>;
   /** Lenient parse of free text (quotes, brackets, `Q42, Q5`, `Title # question`). Throws with a readable message. */
   fromText(text: string): I;
+  /**
+   * The text protocol's `Action Input:` for structured input (a native function call's arguments): how the trace,
+   * the answer readers and a run that went back to text see the call. `fromText` reads it back to the same input.
+   */
+  toText?(input: I): string;
   execute(ctx: ToolContext, input: I): Promise<string>;
 }
 

@@ -13,6 +13,7 @@ export const wikisearch: Tool<Input> = {
   description: 'Search Wikipedia. Input: search keywords. Output: up to 5 page titles with snippets; pass a title to read.',
   schemaDescription: 'Search Wikipedia for `query`. Returns up to 5 page titles, each with a snippet; give a title to read or getWikidataID.',
   input,
+  toText: ({ query }) => query,
   fromText(text) {
     const raw = firstInput(text);
     const query = field(jsonIn(raw), ['query', 'q', 'search', 'input']) ?? unwrap(dropKey(unwrap(raw), ['query', 'search']));

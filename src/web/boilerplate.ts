@@ -1,4 +1,3 @@
-import type { HidingSheet } from './hiding-sheet';
 import { hiddenReason } from './visibility';
 
 /**
@@ -39,12 +38,12 @@ const FURNITURE_RE = new RegExp(`(?:^|[\\s_-])(?:${[...FURNITURE_WORDS].join('|'
 const hasFurnitureWord = (value: string): boolean => FURNITURE_RE.test(value);
 
 /**
- * Why this element's whole subtree is dropped, or undefined to keep it. `aria-hidden` text is seen (it verifies an
- * answer, rendered-text.ts) but dropped here as decoration: icons, and visual duplicates of a spoken label.
+ * Why this element's whole subtree is dropped, or undefined to keep it. `aria-hidden` text is kept: a sighted reader
+ * sees it, and this extraction is the one text both the model and the verification read (rendered-text.ts).
  */
-export const skipReason = (name: string, attribs: Record<string, string>, useClassHeuristics: boolean, sheet?: HidingSheet): SkipReason => {
+export const skipReason = (name: string, attribs: Record<string, string>, useClassHeuristics: boolean, byStylesheet = false, classes?: string[]): SkipReason => {
   if (SKIP_TAGS.has(name)) return 'tag';
-  if (hiddenReason(name, attribs, sheet) || attribs['aria-hidden'] === 'true') return 'hidden';
+  if (hiddenReason(name, attribs, byStylesheet, classes)) return 'hidden';
   const role = attribs.role;
   if (role && SKIP_ROLES.has(role.toLowerCase())) return 'role';
   if (useClassHeuristics && !NEVER_BY_CLASS.has(name)) {

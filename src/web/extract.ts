@@ -97,7 +97,7 @@ const proseRuns = (maxLinkDensity: number) => {
  * close (tableCollector); the rest is prose, in runs between block edges (proseRuns).
  */
 const extractor = (options: ExtractOptions): { handler: TreeHandler; finish(report: TreeReport): Extracted } => {
-  const skipped = skippedSubtrees((name, attribs, sheet) => skipReason(name, attribs, options.classHeuristics, sheet));
+  const skipped = skippedSubtrees((name, attribs, byStylesheet, classes) => skipReason(name, attribs, options.classHeuristics, byStylesheet, classes));
   const prose = proseRuns(options.maxLinkDensity);
   const tables: MarkdownTable[] = [];
   const collector = tableCollector({

@@ -1,88 +1,166 @@
+import { matches, parseSelector, selectorKey, selectorPart, type Ancestry, type ElementInfo, type MatchBudget, type Part, type Selector } from './css-selector';
 import { declarations, hidesText, showsElement } from './hiding-style';
 
 /**
- * The hiding rules of a page's own `<style>` blocks, the way a hostile page hides text without an inline style:
- * `<style>.x{display:none}</style> … <p class="x">`. Only simple selectors are read (`.a`, `.a.b`, `#id`, `p.a`,
- * `span`); a rule inside `@media`/`@supports` hides only on some screens, so it never hides here, but a rule anywhere
- * that displays the same selector again cancels the hiding (`.menu{display:none}` + `@media(…){.menu{display:block}}`).
- * Bounded: the CSS read per page and the rules kept are capped, so a style block costs linear time whatever it holds.
+ * The rules of a page's own `<style>` blocks that decide what a reader sees, the way a hostile page hides text
+ * without an inline style: `<style>.x{display:none}</style> … <p class="x">`, `article > p[data-k] {opacity:0}`,
+ * `.note{color:#fff}` on a white page. Selectors are read by css-selector.ts (compounds with classes, ids and
+ * attributes, descendant and child combinators). A rule inside `@media`/`@supports` applies on some screens only, so
+ * it never hides here, but a rule anywhere that displays the same selector again cancels the hiding
+ * (`.menu{display:none}` + `@media(…){.menu{display:block}}`), and one that paints it again cancels its colours.
+ * Colours, backgrounds and opacity cascade by specificity, then order (paint.ts inherits them down the page).
+ * Bounded: the CSS read per page, the rules kept, the rules filed under one part and the matching work are capped,
+ * so a style block costs linear time whatever it holds.
  */
 
 const MAX_CSS_CHARS = 512 * 1024;
 const MAX_RULES = 4_000;
-/** Rules filed under one class, id or tag: an element is checked against these only. */
+/** More selectors than one page's CSS can hold (MAX_CSS_CHARS): the cascade's order fits under it. */
+const MAX_ORDER = 1_000_000;
+/** Rules filed under one class, id, attribute or tag: an element is checked against these only. */
 const MAX_RULES_PER_PART = 32;
+/** Attributes of one element looked up as parts (class, id and style need none of their own). */
+const MAX_ATTRIBUTE_PARTS = 12;
 const COMMENT = /\/\*[\s\S]*?(?:\*\/|$)/g;
 const SPECIAL = /[{};]/g;
-/** Declarations worth parsing: any other rule neither hides nor shows an element. */
-const MENTIONS_DISPLAY = /display|visib|opacity|font-size\s*:\s*(?:0|\.|[1-3](?:\.\d+)?px)|font\s*:[^;]*\b0|transparent|rgba|hsla|#[0-9a-f]{4}\b|#[0-9a-f]{8}|clip|indent|-\d{3}|scale|(?:width|height)\s*:\s*[01](?:px)?\b/i;
-const SIMPLE = /^([a-z][a-z0-9-]*)?((?:[.#][a-z0-9_-]+)*)$/;
+/** Declarations worth parsing for hiding or showing: any other rule neither hides nor shows an element. */
+const MENTIONS_DISPLAY =
+  /display|visib|opacity|font-size\s*:\s*(?:0|\.|[1-3](?:\.\d+)?px)|font\s*:[^;]*\b0|transparent|rgba|hsla|#[0-9a-f]{4}\b|#[0-9a-f]{8}|clip|indent|-\d{3}|scale|translate|matrix|(?:width|height)\s*:\s*[01](?:px)?\b/i;
+/** Declarations worth parsing for paint. */
+const MENTIONS_PAINT = /(?:^|[\s;])(?:color|background(?:-color|-image|-clip)?|-webkit-background-clip|opacity)\s*:/i;
 
 interface Rule {
-  tag?: string;
-  id?: string;
-  classes: string[];
+  /** The selector as written (lower-case): what a rule that shows or repaints the same selector names. */
+  key: string;
+  part: Part;
+  /** Parsed the first time an element it is filed for opens; null when it uses what is not read. */
+  selector?: Selector | null;
+  order: number;
+  hides: boolean;
+  /** The colour, background and opacity declarations of the rule, when it has any. */
+  paint?: Map<string, string>;
+}
+
+export interface SheetStyle {
+  /** A rule read so far hides the element. */
+  hides: boolean;
+  /** The paint declarations the rules give it, each from the rule that wins the cascade. */
+  paint?: Map<string, string>;
 }
 
 export interface HidingSheet {
   /** Reads more CSS (the text of a `<style>`, possibly in pieces). */
   read(css: string): void;
-  /** Whether a rule read so far hides an element with this tag, classes (lower-case) and id. */
-  hides(tag: string, classes: string[], id: string | undefined): boolean;
+  /** What the rules read so far say of an element whose open ancestors are given (outermost first). */
+  style(el: ElementInfo, ancestry: Ancestry, budget: MatchBudget): SheetStyle;
 }
 
-const parseSelector = (selector: string): (Rule & { key: string }) | undefined => {
-  const s = selector.trim().toLowerCase();
-  const m = SIMPLE.exec(s);
-  if (!m || !s) return undefined;
-  const parts = m[2].match(/[.#][a-z0-9_-]+/g) ?? [];
-  const ids = parts.filter((p) => p.startsWith('#')).map((p) => p.slice(1));
-  if (ids.length > 1) return undefined;
-  return { key: s, tag: m[1], id: ids[0], classes: parts.filter((p) => p.startsWith('.')).map((p) => p.slice(1)) };
+const NOTHING: SheetStyle = { hides: false };
+/** Selectors with what is not read (sibling combinators, pseudo-classes, lists): skipped before they are filed. */
+const UNREAD = /[+~:]/;
+const parsed = (rule: Rule): Selector | null => (rule.selector === undefined ? (rule.selector = parseSelector(rule.key) ?? null) : rule.selector);
+const HIDDEN: SheetStyle = { hides: true };
+
+const PAINT_DECLARATION = /(?:^|[;\s])(color|background(?:-color|-image|-clip)?|-webkit-background-clip|opacity)\s*:\s*([^;]*)/gi;
+
+/** The paint declarations of a rule's body, read with one pattern (most of a page's CSS is fonts and margins). */
+const paintDeclarations = (body: string): Map<string, string> | undefined => {
+  let out: Map<string, string> | undefined;
+  for (const m of body.matchAll(PAINT_DECLARATION)) (out ??= new Map()).set(m[1].toLowerCase(), m[2].replace(/!\s*important/i, '').trim().toLowerCase());
+  return out;
 };
 
 /**
- * The hiding rules read so far, each filed under one of its parts (its first class, else its id, else its tag), and
- * the selectors some rule displays again, which cancel the hiding.
+ * The rules read so far, each filed under one part of its subject (its first class, else its id, else an attribute
+ * name, else its tag), the selectors some rule displays again, which cancel the hiding, and the selectors a nested
+ * rule paints, which cancel the colours of the others.
  */
+/** Rules filed by the kind and name of one part of their subject. */
+type Filed = Record<Part['kind'], Map<string, Rule[]>>;
+const filed = (): Filed => ({ class: new Map(), id: new Map(), attr: new Map(), tag: new Map(), any: new Map() });
+const isEmpty = (f: Filed) => !f.class.size && !f.id.size && !f.attr.size && !f.tag.size && !f.any.size;
+
 const ruleIndex = () => {
-  const byPart = new Map<string, Array<Rule & { key: string }>>();
+  // Hiding rules and paint rules are filed and capped apart, so a page's many colour rules never crowd out a hiding one.
+  const hiding = filed();
+  const painting = filed();
   const shown = new Set<string>();
-  let rules = 0;
+  const repainted = new Set<string>();
+  const counts = { hiding: 0, painting: 0, order: 0 };
+  const file = (index: Filed, rule: Rule) => {
+    const { kind, name } = rule.part;
+    const list = index[kind].get(name) ?? [];
+    if (list.length >= MAX_RULES_PER_PART) return;
+    list.push(rule);
+    index[kind].set(name, list);
+  };
+  /** The lists of rules filed under the element's parts (its classes, id, attributes, tag, and `*`), into `out`. */
+  const candidates = (index: Filed, el: ElementInfo, out: Rule[][]): Rule[][] => {
+    out.length = 0;
+    let list: Rule[] | undefined;
+    if (index.class.size) for (const c of el.classes) if ((list = index.class.get(c))) out.push(list);
+    if (el.id && index.id.size && (list = index.id.get(el.id.toLowerCase()))) out.push(list);
+    if (index.attr.size) {
+      let attributes = 0;
+      for (const name in el.attribs) if (attributes++ < MAX_ATTRIBUTE_PARTS && (list = index.attr.get(name))) out.push(list);
+    }
+    if ((list = index.tag.get(el.tag))) out.push(list);
+    if ((list = index.any.get('*'))) out.push(list);
+    return out;
+  };
+  const lists: Rule[][] = [];
   return {
     /** One `prelude { body }`; `nested` when it sits inside an at-rule block. */
     add(prelude: string, body: string, nested: boolean) {
       const p = prelude.trim();
-      if (!p || p.startsWith('@') || rules >= MAX_RULES || !MENTIONS_DISPLAY.test(body)) return;
-      const d = declarations(body);
-      const hides = !nested && hidesText(d);
-      const shows = showsElement(d);
-      if (!hides && !shows) return;
-      for (const selector of p.split(',')) {
-        const rule = parseSelector(selector);
-        if (!rule) continue;
-        rules++;
-        if (shows) shown.add(rule.key);
-        if (!hides) continue;
-        const part = rule.classes[0] ? `.${rule.classes[0]}` : rule.id ? `#${rule.id}` : rule.tag!;
-        const list = byPart.get(part) ?? [];
-        if (list.length >= MAX_RULES_PER_PART) continue;
-        list.push(rule);
-        byPart.set(part, list);
+      if (!p || p.startsWith('@')) return;
+      const forDisplay = MENTIONS_DISPLAY.test(body);
+      const forPaint = MENTIONS_PAINT.test(body);
+      if (!forDisplay && !forPaint) return;
+      const d = forDisplay ? declarations(body) : undefined;
+      const hides = !!d && !nested && hidesText(d);
+      const shows = !!d && showsElement(d);
+      const paint = forPaint ? paintDeclarations(body) : undefined;
+      if (!hides && !shows && !paint) return;
+      for (const text of p.split(',')) {
+        const key = selectorKey(text);
+        if (!key || UNREAD.test(key.includes('[') ? key.replace(/\[[^\]]*\]/g, '[]') : key)) continue;
+        const order = ++counts.order;
+        if (shows) shown.add(key);
+        if (paint && nested) repainted.add(key);
+        if (nested) continue;
+        const part = selectorPart(key);
+        if (hides && counts.hiding < MAX_RULES) (counts.hiding++, file(hiding, { key, part, order, hides: true }));
+        if (paint && counts.painting < MAX_RULES) (counts.painting++, file(painting, { key, part, order, hides: false, paint }));
       }
     },
-    hides(tag: string, classes: string[], id: string | undefined): boolean {
-      if (byPart.size === 0) return false;
-      const candidates = [...classes.map((c) => `.${c}`), ...(id ? [`#${id.toLowerCase()}`] : []), tag];
-      for (const part of candidates) {
-        for (const rule of byPart.get(part) ?? []) {
-          if (shown.has(rule.key)) continue;
-          if (rule.tag && rule.tag !== tag) continue;
-          if (rule.id && rule.id !== id?.toLowerCase()) continue;
-          if (rule.classes.every((c) => classes.includes(c))) return true;
+    style(el: ElementInfo, ancestors: Ancestry, budget: MatchBudget): SheetStyle {
+      if (!isEmpty(hiding)) {
+        for (const list of candidates(hiding, el, lists)) {
+          for (const rule of list) {
+            const selector = parsed(rule);
+            if (selector && !shown.has(rule.key) && matches(selector, el, ancestors, budget)) return HIDDEN;
+          }
         }
       }
-      return false;
+      if (isEmpty(painting)) return NOTHING;
+      let won: Map<string, string> | undefined;
+      let ranks: Map<string, number> | undefined;
+      for (const list of candidates(painting, el, lists)) {
+        for (const rule of list) {
+          const selector = repainted.has(rule.key) ? null : parsed(rule);
+          if (!selector || !matches(selector, el, ancestors, budget)) continue;
+          const rank = selector.specificity * MAX_ORDER + rule.order;
+          won ??= new Map();
+          ranks ??= new Map();
+          for (const [k, value] of rule.paint!) {
+            if ((ranks.get(k) ?? -1) >= rank) continue;
+            won.set(k, value);
+            ranks.set(k, rank);
+          }
+        }
+      }
+      return won ? { hides: false, paint: won } : NOTHING;
     },
   };
 };
@@ -138,6 +216,6 @@ export const hidingSheet = (): HidingSheet => {
       if (lastClose >= 0) depth = scanRules(text.slice(0, lastClose + 1), depth, index.add);
       if (pending.length > 64 * 1024) pending = '';
     },
-    hides: index.hides,
+    style: index.style,
   };
 };

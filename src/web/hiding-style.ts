@@ -1,6 +1,9 @@
+import { parseColour } from './css-colour';
+
 /**
  * CSS declarations (an inline `style`, or the body of a `<style>` rule) that leave an element's text unseen: not
- * displayed, invisible, transparent, too small to read, clipped to nothing or moved off the screen.
+ * displayed, invisible, transparent or nearly so, too small to read, clipped to nothing or moved off the page.
+ * Text in the colour of its background is judged with the element's ancestors (paint.ts).
  */
 
 /** Below this size text is drawn but nobody reads it (a quarter of the usual 16 px). */
@@ -8,6 +11,15 @@ const UNREADABLE_FONT_PX = 4;
 /** An element pushed this far out is off every screen (the `left: -9999px` idiom). */
 const OFF_SCREEN_PX = -999;
 const MAX_DECLARATIONS = 64;
+/** The properties that decide whether an element's text is seen (here, in hiding-sheet.ts and in paint.ts). */
+const SEEN_PROPERTIES = new Set([
+  'display', 'visibility', 'content-visibility', 'opacity', 'font-size', 'font', 'color', '-webkit-text-fill-color',
+  'background', 'background-color', 'background-image', 'background-clip', '-webkit-background-clip', 'clip', 'clip-path',
+  'overflow', 'width', 'height', 'max-width', 'max-height', 'text-indent', 'position', 'left', 'top', 'right', 'bottom',
+  'margin-left', 'margin-top', 'transform',
+]);
+/** Below this opacity text is drawn too faint to read (`opacity: 0.01`). */
+export const MIN_OPACITY = 0.1;
 
 /** `a: b; c: d !important` → {a: 'b', c: 'd'}, lower-cased; the last of a property wins, as in CSS. */
 export const declarations = (css: string): Map<string, string> => {
@@ -15,8 +27,11 @@ export const declarations = (css: string): Map<string, string> => {
   for (const part of css.split(';', MAX_DECLARATIONS)) {
     const colon = part.indexOf(':');
     if (colon <= 0) continue;
+    const name = part.slice(0, colon).trim().toLowerCase();
+    // Only what decides whether text is seen is read further (a page's fonts and margins are most of its CSS).
+    if (!SEEN_PROPERTIES.has(name)) continue;
     const value = part.slice(colon + 1).replace(/!\s*important/i, '').trim().toLowerCase();
-    out.set(part.slice(0, colon).trim().toLowerCase(), value);
+    out.set(name, value);
   }
   return out;
 };
@@ -44,13 +59,10 @@ const fontShorthandSize = (font: string): number => {
 
 const unreadable = (px: number) => !Number.isNaN(px) && px < UNREADABLE_FONT_PX;
 
-/** A colour with no opacity: `transparent`, an rgba/hsla or `/ 0` alpha of zero, #rgba or #rrggbbaa ending in 0. */
+/** A colour too transparent to read: `transparent`, an alpha (rgba, hsla, `/ a`, #rgba, #rrggbbaa) near zero. */
 const transparentColour = (c: string | undefined): boolean => {
-  if (!c) return false;
-  if (c === 'transparent') return true;
-  const alpha = /^(?:rgba?|hsla?)\(.*[,/]\s*(0*\.?0+%?)\s*\)$/.exec(c);
-  if (alpha) return Number.parseFloat(alpha[1]) === 0;
-  return /^#(?:[0-9a-f]{3}0|[0-9a-f]{6}00)$/.test(c);
+  const colour = c ? parseColour(c) : undefined;
+  return !!colour && colour.a < MIN_OPACITY;
 };
 
 /** `rect(0 0 0 0)`, `rect(1px, 1px, 1px, 1px)`: the screen-reader-only clip. */
@@ -69,7 +81,26 @@ const clippedAway = (d: Map<string, string>): boolean => {
   return false;
 };
 
-/** Zero-sized with its overflow cut, or placed far off the screen. */
+/** The opacity a declaration gives (`0.5`, `50%`), or NaN. */
+export const opacityOf = (value: string | undefined): number => {
+  const m = value ? /^([+-]?(?:\d+\.?\d*|\.\d+))(%?)$/.exec(value.trim()) : null;
+  if (!m) return Number.NaN;
+  const n = Number(m[1]) / (m[2] ? 100 : 1);
+  return Math.min(1, Math.max(0, n));
+};
+
+/** A translation far to the left or top, where no scrolling reaches (`translateX(-10000px)`, a matrix's offsets). */
+const translatedAway = (transform: string): boolean => {
+  for (const m of transform.matchAll(/(translate(?:x|y|3d)?|matrix(?:3d)?)\(([^()]*)\)/g)) {
+    const args = m[2].split(/[\s,]+/).filter(Boolean);
+    const offsets =
+      m[1] === 'matrix' ? args.slice(4, 6).map((a) => pixels(`${a}px`)) : m[1] === 'matrix3d' ? args.slice(12, 14).map((a) => pixels(`${a}px`)) : args.slice(0, 2).map(pixels);
+    if (offsets.some((o) => o <= OFF_SCREEN_PX)) return true;
+  }
+  return false;
+};
+
+/** Zero-sized with its overflow cut, or placed far off the page. */
 const outOfSight = (d: Map<string, string>): boolean => {
   const overflow = d.get('overflow') ?? '';
   if (/\b(hidden|clip)\b/.test(overflow)) {
@@ -79,10 +110,12 @@ const outOfSight = (d: Map<string, string>): boolean => {
     }
   }
   if (pixels(d.get('text-indent')) <= OFF_SCREEN_PX) return true;
-  if (/^(absolute|fixed)$/.test(d.get('position') ?? '')) {
+  if (/^(absolute|fixed|relative|sticky)$/.test(d.get('position') ?? '')) {
     if (['left', 'top', 'right', 'bottom'].some((p) => pixels(d.get(p)) <= OFF_SCREEN_PX)) return true;
   }
-  return /^scale[xy]?\(\s*0(?:\.0+)?\s*[,)]/.test(d.get('transform') ?? '');
+  if (['margin-left', 'margin-top'].some((p) => pixels(d.get(p)) <= OFF_SCREEN_PX)) return true;
+  const transform = d.get('transform') ?? '';
+  return /^scale[xy]?\(\s*0(?:\.0+)?\s*[,)]/.test(transform) || translatedAway(transform);
 };
 
 /** Whether these declarations hide the element's text from a reader. */
@@ -90,8 +123,7 @@ export const hidesText = (d: Map<string, string>): boolean => {
   if (d.get('display') === 'none') return true;
   if (/^(hidden|collapse)$/.test(d.get('visibility') ?? '')) return true;
   if (d.get('content-visibility') === 'hidden') return true;
-  const opacity = d.get('opacity');
-  if (opacity !== undefined && /^[+-]?(?:0*\.?0+)%?$/.test(opacity)) return true;
+  if (opacityOf(d.get('opacity')) < MIN_OPACITY) return true;
   if (unreadable(pixels(d.get('font-size')))) return true;
   const font = d.get('font');
   if (font && unreadable(fontShorthandSize(font))) return true;
@@ -108,7 +140,7 @@ export const showsElement = (d: Map<string, string>): boolean => {
 };
 
 /** Words one of the hiding declarations needs: most inline styles (colours, margins) have none and are not parsed. */
-const MAY_HIDE = /none|hidden|collapse|opacity|font|transparent|rgba|hsla|#|clip|indent|-\d{3}|scale|width|height/i;
+const MAY_HIDE = /none|hidden|collapse|opacity|font|transparent|rgba|hsla|#|clip|indent|-\d{3}|scale|width|height|translate|matrix/i;
 
 /** An inline `style` attribute that hides the element's text. */
 export const hiddenByStyle = (style: string): boolean => MAY_HIDE.test(style) && hidesText(declarations(style));

@@ -3,6 +3,13 @@ import { attribute, evidenceBook, finishAnswer } from '../../src/engine/attribut
 import { CONTEXT_TABLE, contextPassageKey } from '../../src/engine/attribution/context-documents';
 import { requestKey, type EvidenceRecord, type RecordedRequest } from '../../src/evidence/recording';
 import type { Page, SparqlResults } from '../../src/evidence/types';
+import { loadConfig } from '../../src/config';
+import { parseOptions } from '../../src/engine/options';
+import { strategyFor } from '../../src/strategies';
+
+/** A request's options as a run of `mode` reads them (the mode's own schema, parsed as the run service parses it). */
+const optionsOf = (mode: string, options: Record<string, unknown> | undefined) => parseOptions(strategyFor(mode, loadConfig({}))!.options, mode, 'mintaka', options);
+const NO_ABSTENTION = { abstain: false };
 
 const record = (request: RecordedRequest, body: unknown): EvidenceRecord => ({ key: requestKey(request), request, response: { body } });
 const page = (title: string, text: string): Page => ({ title, url: `https://en.wikipedia.org/wiki/${title.replace(/ /g, '_')}`, sections: [{ heading: '', text }], tables: [] });
@@ -13,14 +20,25 @@ const placeOfBirth = record({ source: 'evidence', kind: 'static', method: 'sparq
 const labels = record({ source: 'evidence', kind: 'static', method: 'labels', args: [['Q1297']] }, [{ id: 'Q1297', label: 'Chicago' }]);
 const ask = record({ source: 'evidence', kind: 'static', method: 'sparql', args: ['ASK { wd:Q187364 wdt:P19 wd:Q1297 }'] }, { head: {}, boolean: true });
 const kg = record({ source: 'kg', endpoint: 'movie/get_person_info', args: { person_name: 'Robert Zemeckis' } }, '{"birthday": "1952-05-14", "place": "Chicago"}');
-const book = evidenceBook([zemeckis, placeOfBirth, labels, ask, kg]);
+// The run linked Robert Zemeckis from the question: the queries that name Q187364 are about him.
+const linked = record({ source: 'evidence', kind: 'static', method: 'wikidataId', args: ['Robert Zemeckis'] }, 'Q187364');
+const QUESTION = 'Where was Robert Zemeckis born?';
+const book = evidenceBook([zemeckis, placeOfBirth, labels, ask, kg, linked], undefined, QUESTION);
 
 describe('the attribution layer', () => {
   it('verifies an answer a record holds, and quotes the span that holds it', () => {
     const a = attribute([{ source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] }], book);
     expect(a).toMatchObject({ confidence: 'one_source', agreementSources: ['wikipedia'] });
     expect(a.citations).toEqual([
-      { source: 'wikipedia', key: zemeckis.key, kind: 'wikipedia', url: 'https://en.wikipedia.org/wiki/Robert_Zemeckis', quote: 'He was born in Chicago, Illinois.', verified: true },
+      {
+        source: 'wikipedia',
+        key: zemeckis.key,
+        kind: 'wikipedia',
+        url: 'https://en.wikipedia.org/wiki/Robert_Zemeckis',
+        quote: 'He was born in Chicago, Illinois.',
+        verified: true,
+        support: 'supports',
+      },
     ]);
   });
 
@@ -96,7 +114,7 @@ describe('the attribution layer', () => {
     expect(attribute([both[0]], book, 'He was born in 1952 in Chicago.').confidence).toBe('one_source');
     // "I don't know" claims nothing, so it is not judged.
     expect(attribute(both, book, "I don't know").confidence).toBe('all_agree');
-    expect(finishAnswer({ answer: 'Houston', answers: { wikidata: 'Chicago' }, sources: [], claims: [both[1]] }, book, { question: 'q', variant: 'mintaka', mode: 'agent' })).toMatchObject({
+    expect(finishAnswer({ answer: 'Houston', answers: { wikidata: 'Chicago' }, sources: [], claims: [both[1]] }, book, NO_ABSTENTION)).toMatchObject({
       answer: 'Houston',
       confidence: 'none',
       agreementSources: [],
@@ -131,21 +149,26 @@ describe('the attribution layer', () => {
       table: { columns: ['Player', 'Club'], rows: [[{ text: 'Ada' }, { text: 'Leipzig' }], [{ text: 'Bo' }, { text: 'Halle' }]] },
       passages: { '/wiki/Halle': 'Halle is a city in Saxony-Anhalt with 238,000 people.' },
     };
-    const b = evidenceBook([], context);
+    const b = evidenceBook([], context, 'Which club does Ada play for?');
     const keys = [CONTEXT_TABLE, contextPassageKey('/wiki/Halle')];
-    expect(attribute([{ source: 'table', answer: 'Leipzig', keys }], b).citations[0]).toMatchObject({ kind: 'table', quote: 'Player: Ada | Club: Leipzig', verified: true });
-    expect(attribute([{ source: 'table', answer: '238000', keys }], b).citations[0]).toMatchObject({ kind: 'passage', url: 'https://en.wikipedia.org/wiki/Halle', verified: true });
+    // The program read Ada's club cell: that cell supports its answer; a cell it never read only holds it.
+    const read = { cells: [{ row: 0, text: 'Leipzig' }] };
+    expect(attribute([{ source: 'table', answer: 'Leipzig', keys, read }], b).citations[0]).toMatchObject({ kind: 'table', quote: 'Player: Ada | Club: Leipzig', verified: true, support: 'supports' });
+    expect(attribute([{ source: 'table', answer: 'Leipzig', keys, read }], b).confidence).toBe('one_source');
+    expect(attribute([{ source: 'table', answer: 'Leipzig', keys }], b)).toMatchObject({ confidence: 'none', citations: [{ verified: true, support: 'mentions' }] });
+    expect(attribute([{ source: 'table', answer: '238000', keys }], b).citations[0]).toMatchObject({ kind: 'passage', url: 'https://en.wikipedia.org/wiki/Halle', verified: true, support: 'mentions' });
+    expect(attribute([{ source: 'table', answer: '238000', keys, read: { passages: ['/wiki/Halle'] } }], b).citations[0]).toMatchObject({ kind: 'passage', support: 'supports' });
     // A count no cell holds stays unverified, however the program computed it.
-    expect(attribute([{ source: 'table', answer: '2', keys }], b).confidence).toBe('none');
+    expect(attribute([{ source: 'table', answer: '2', keys, read }], b).confidence).toBe('none');
     const draft = { answer: '2', answers: { table: '2' }, sources: [], claims: [{ source: 'table', answer: '2', keys }] };
-    expect(finishAnswer(draft, b, { question: 'q', variant: 'hybridqa', mode: 'program', options: { abstain: true } })).toMatchObject({ answer: "I don't know", confidence: 'none' });
-    expect(finishAnswer(draft, b, { question: 'q', variant: 'hybridqa', mode: 'program' })).toMatchObject({ answer: '2', confidence: 'none', citations: [{ verified: false }, { verified: false }] });
+    expect(finishAnswer(draft, b, optionsOf('program', { abstain: true }))).toMatchObject({ answer: "I don't know", confidence: 'none' });
+    expect(finishAnswer(draft, b, optionsOf('program', undefined))).toMatchObject({ answer: '2', confidence: 'none', citations: [{ verified: false }, { verified: false }] });
   });
 
   it('answers I don’t know under options.abstainBelow in any mode, records the level, and keeps answers at or above it', () => {
     const one = { answer: 'Chicago', answers: { wikipedia: 'Chicago' }, sources: [], claims: [{ source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] }] };
     const two = { ...one, answers: { wikipedia: 'Chicago', kg: 'Chicago' }, claims: [...one.claims, { source: 'kg', answer: 'Chicago', keys: [kg.key] }] };
-    const ask = (draft: Parameters<typeof finishAnswer>[0], mode: string, abstainBelow: string) => finishAnswer(draft, book, { question: 'q', variant: 'mintaka', mode, options: { abstainBelow } });
+    const ask = (draft: Parameters<typeof finishAnswer>[0], mode: string, abstainBelow: string) => finishAnswer(draft, book, optionsOf(mode, { abstainBelow }));
     for (const mode of ['agent', 'program', 'rag', 'parametric']) {
       expect(ask(one, mode, 'two_agree')).toMatchObject({ answer: "I don't know", confidence: 'one_source', abstainedBelow: 'two_agree', answers: { wikipedia: 'Chicago' } });
       expect(ask(one, mode, 'one_source')).toMatchObject({ answer: 'Chicago', confidence: 'one_source' });

@@ -47,7 +47,7 @@ describe('streamed answers', () => {
     const script = installScript({ final: ['not streamed'] });
     const run = await (await post('/v1/answer', { question: 'no one listens', mode: 'test-tool-loop', options: { calls: 0 } })).json<any>();
     expect(run.answer).toBe('not streamed');
-    expect(script.requests[0].onDelta).toBeUndefined();
+    expect(script.scopes[0].onDelta).toBeUndefined();
     expect(run.timings.firstAnswerTokenMs).toEqual(expect.any(Number));
   });
 
@@ -93,7 +93,7 @@ describe('delta shaping', () => {
       nextCall: () => 7,
       send: (d) => sent.push(d),
     });
-    const result = await llm.chat({ purpose: 'final', answer: true, messages: [{ role: 'user', content: 'capital?' }] });
+    const result = await llm.chat({ purpose: 'final', messages: [{ role: 'user', content: 'capital?' }] }, { answer: true });
     expect(result.text).toBe('Paris');
     const retryAt = sent.findIndex((d) => d.retry);
     expect(retryAt).toBeGreaterThan(0);

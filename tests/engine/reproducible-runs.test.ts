@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { env, exports } from 'cloudflare:workers';
 import { archiveInfo, archiveReplaySource, createArchive } from '../../src/storage/archives';
+import { installTestVars } from '../../src/config-test-vars';
 import { installScript } from '../../src/llm/scripted';
 import { tickExecutions } from '../../src/strategies/testing/tool-loop';
 import { deployedStyle, uniqueKey } from '../public/helpers';
@@ -53,14 +54,19 @@ const agentScript = chicagoAgentScript;
 /** The trace without what measures time (event times, tool durations): those differ between any two runs. */
 const trace = (run: any) => run.steps.map(({ at: _at, ms: _ms, id: _id, ...rest }: any) => rest);
 
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  installTestVars();
+});
 
 describe('recording and replaying a run', () => {
   it('a run recorded live replays offline from its archive with the identical trace and answer', async () => {
     const wikimedia = startFakeWikimedia();
     const question = 'In which city was the director of Forrest Gump born?';
     installScript(agentScript());
-    const recorded = await (await post('/v1/answer', { question, mode: 'agent', options: { fewshot: 'zero-shot', testEvidence: 'live' } })).json<any>();
+    // Recorded from live evidence (the stand-in above), then replayed with the same vars: the archive answers instead.
+    installTestVars({ EVIDENCE: 'live' });
+    const recorded = await (await post('/v1/answer', { question, mode: 'agent', options: { fewshot: 'zero-shot' } })).json<any>();
     expect(recorded).toMatchObject({ status: 'succeeded', answer: 'Chicago', replay: null });
     expect(wikimedia.served.length).toBeGreaterThan(0);
 
@@ -81,7 +87,7 @@ describe('recording and replaying a run', () => {
 
     installScript(agentScript());
     const served = wikimedia.served.length;
-    const replayed = await (await post('/v1/answer', { question, mode: 'agent', options: { fewshot: 'zero-shot', testEvidence: 'live', evidence: { replay: archiveId } } })).json<any>();
+    const replayed = await (await post('/v1/answer', { question, mode: 'agent', options: { fewshot: 'zero-shot', evidence: { replay: archiveId } } })).json<any>();
     expect(replayed.status).toBe('succeeded');
     expect(replayed.answer).toBe(recorded.answer);
     expect(trace(replayed)).toEqual(trace(recorded));

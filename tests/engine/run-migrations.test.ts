@@ -90,3 +90,30 @@ describe('a run stored in an older shape', () => {
     expect(JSON.stringify(llm.requests.find((r) => r.purpose === 'agent')!.messages)).toContain(OBSERVATION);
   });
 });
+
+describe('a run stored with its options as sent (before they were resolved with the run)', () => {
+  it('runs with them, parsed when its object loads it; a key this code no longer takes is left out, not a failure', { timeout: 60_000 }, async () => {
+    const runId = crypto.randomUUID();
+    // As the code before resolved options stored it: the options as sent, among them a test-only key since removed.
+    const request: RunRequest = { question: 'Is Chicago in Illinois?', variant: 'mintaka', mode: 'parametric', options: { booleanStyle: 'true-false', testEvidence: 'live' } };
+    await runInDurableObject(stubFor(runId), (_obj, state) => {
+      const sql = state.storage.sql;
+      const now = Date.now();
+      const first = runStarted(runId, request);
+      sql.exec('INSERT INTO events (id, type, data, at) VALUES (1, ?, ?, ?)', first.type, JSON.stringify(first.data), now);
+      const meta = { runId, request, status: 'queued', usage: emptyUsage(), steps: 0, startedAt: now, owner: 'open' };
+      sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES ('meta', ?)", JSON.stringify(meta));
+      sql.exec("INSERT OR REPLACE INTO kv (key, value) VALUES ('schema', '3')");
+    });
+    await abortAllDurableObjects().catch(() => {});
+    installScript({ parametric: ['yes'] });
+    await runDurableObjectAlarm(stubFor(runId));
+    let view: any = await stubFor(runId).view();
+    for (let i = 0; i < 400 && !['succeeded', 'failed'].includes(view?.status); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      view = await stubFor(runId).view();
+    }
+    // booleanStyle, read from the options as sent, wrote the yes as True.
+    expect(view).toMatchObject({ status: 'succeeded', answer: 'True' });
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { attribute, evidenceBook, finishAnswer, type EvidenceBook } from '../../src/engine/attribution/attribute';
 import { stepAttribution } from '../../src/engine/attribution/step-attribution';
-import type { Claim, RunRequest } from '../../src/engine/types';
+import type { Claim } from '../../src/engine/types';
 import { requestKey, type EvidenceRecord, type RecordedRequest } from '../../src/evidence/recording';
 import type { Page } from '../../src/evidence/types';
 
@@ -9,15 +9,18 @@ const record = (request: RecordedRequest, body: unknown): EvidenceRecord => ({ k
 const page = (title: string, text: string): Page => ({ title, url: `https://en.wikipedia.org/wiki/${title.replace(/ /g, '_')}`, sections: [{ heading: '', text }], tables: [] });
 const zemeckis = record({ source: 'evidence', kind: 'static', method: 'page', args: ['Robert Zemeckis'] }, page('Robert Zemeckis', 'He was born in Chicago, Illinois.'));
 const chicago = record({ source: 'evidence', kind: 'static', method: 'page', args: ['Chicago'] }, page('Chicago', 'Chicago is the birthplace of Robert Zemeckis.'));
-const request: RunRequest = { question: 'Where was Robert Zemeckis born?', variant: 'mintaka', mode: 'agent', options: { booleanStyle: 'true-false' } };
+/** A run that asked for true/false answers, as its options read once parsed. */
+const options = { abstain: false, booleanStyle: 'true-false' } as const;
+/** What the run asks: the records about Robert Zemeckis are about it (issue 40). */
+const QUESTION = 'Where was Robert Zemeckis born?';
 
 /** A book over `records` that counts the documents looked up in it: what citing claims costs. */
 const countingBook = (records: EvidenceRecord[]) => {
-  const inner = evidenceBook(records);
+  const inner = evidenceBook(records, undefined, QUESTION);
   const counter = { lookups: 0, reads: 0 };
   const read = (): EvidenceBook => {
     counter.reads++;
-    return { document: (key) => (counter.lookups++, inner.document(key)) };
+    return { ...inner, document: (key) => (counter.lookups++, inner.document(key)) };
   };
   return { counter, read };
 };
@@ -29,9 +32,9 @@ describe("a step's attribution", () => {
       { source: 'wikidata', answer: 'Chicago', keys: [chicago.key] },
     ];
     const { counter, read } = countingBook([zemeckis, chicago]);
-    const step = stepAttribution(request, read);
+    const step = stepAttribution(options, read);
     const asked = step.attribute(claims);
-    expect(asked).toEqual(attribute(claims, evidenceBook([zemeckis, chicago])));
+    expect(asked).toEqual(attribute(claims, evidenceBook([zemeckis, chicago], undefined, QUESTION)));
     expect(asked.confidence).toBe('all_agree');
     const afterAsking = counter.lookups;
     expect(afterAsking).toBeGreaterThan(0);
@@ -39,7 +42,7 @@ describe("a step's attribution", () => {
     const stored = step.answer(draft);
     // The verdict on the answer reads a verified record to see that it holds the answer; the claims are not cited again.
     expect(counter.lookups - afterAsking).toBeLessThan(afterAsking);
-    expect(stored).toEqual(finishAnswer(draft, evidenceBook([zemeckis, chicago]), request));
+    expect(stored).toEqual(finishAnswer(draft, evidenceBook([zemeckis, chicago], undefined, QUESTION), options));
     expect(counter.reads).toBe(1);
   });
 
@@ -47,7 +50,7 @@ describe("a step's attribution", () => {
     const records = [zemeckis];
     let version = 0;
     let reads = 0;
-    const step = stepAttribution(request, () => (reads++, evidenceBook(records)), () => version);
+    const step = stepAttribution(options, () => (reads++, evidenceBook(records, undefined, QUESTION)), () => version);
     const claims: Claim[] = [{ source: 'wikidata', answer: 'Chicago', keys: [chicago.key] }];
     expect(step.attribute(claims).confidence).toBe('none');
     expect(step.attribute(claims).confidence).toBe('none');
@@ -60,7 +63,7 @@ describe("a step's attribution", () => {
   });
 
   it('formats the stored answer as the request asks, once', () => {
-    const step = stepAttribution(request, () => evidenceBook([]));
+    const step = stepAttribution(options, () => evidenceBook([]));
     const [event] = step.events([{ type: 'answer', data: { answer: 'yes', answers: { parametric: 'yes' }, sources: [], claims: [] } }]);
     expect(event).toMatchObject({ type: 'answer', data: { answer: 'True', answers: { parametric: 'True' }, confidence: 'none' } });
   });

@@ -1,11 +1,12 @@
 import { env, exports } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { installTestVars } from '../../src/config-test-vars';
 import { installScript } from '../../src/llm/scripted';
 import { KG_ENDPOINTS } from '../../src/evidence/crag/endpoints';
 import { createLiveKg } from '../../src/evidence/live/crag-kg';
 import { recordingKg, replayingKg, type EvidenceRecord } from '../../src/evidence/recording';
 import { EvidenceError } from '../../src/evidence/types';
-import type { GateClient, GateNamespace } from '../../src/net/politeness/pass';
+import type { Gate, GateNamespace } from '../../src/net/politeness/pass';
 import { cragKg } from '../support/crag-kg';
 import { get, post } from '../engine/helpers';
 
@@ -17,9 +18,9 @@ import { get, post } from '../engine/helpers';
 const kg = cragKg();
 
 /** A politeness gate of its own per test (the gate Durable Object every run shares, under a name nobody else uses). */
-const gate = (name: string): ((url: URL) => GateClient) => {
+const gate = (name: string): ((url: URL) => Gate) => {
   const ns = env.POLITENESS_GATE as unknown as GateNamespace;
-  const client: GateClient = {
+  const client: Gate = {
     backend: ns.get(ns.idFromName(`test:${name}`)),
     policy: { concurrency: 2, leaseMs: 20_000, maxBackoffMs: 120_000, enforce: true },
     host: new URL(kg.url).host,
@@ -124,7 +125,7 @@ describe('the CRAG KG client (evidence layer) against a stand-in of the mock API
     const works = async () => (await kg.requests('Adele')).filter((r) => r.path === 'music/get_artist_all_works').length;
     const before = await works();
     const first = await createLiveKg(kg.url, { gateFor: gated }).call({ endpoint: 'music/get_artist_all_works', args: { query: 'Adele' } });
-    const second = await createLiveKg(kg.url, { gateFor: gated, onCache: (hit) => lookups.push(hit) }).call({ endpoint: 'music/get_artist_all_works', args: { query: 'Adele' } });
+    const second = await createLiveKg(kg.url, { gateFor: gated, scope: { onCache: (hit) => lookups.push(hit) } }).call({ endpoint: 'music/get_artist_all_works', args: { query: 'Adele' } });
     expect(second).toBe(first);
     expect(lookups).toEqual([true]);
     expect(await works()).toBe(before + 1);
@@ -167,8 +168,11 @@ describe('a rag run that calls the KG API', () => {
       kg: ['{"person": ["Robert Zemeckis"]}'],
       reasoning: ['<answer>May 14, 1952</answer>'],
     });
+  // The run's KG server is the stand-in (a test build's vars over the Worker's own).
+  beforeEach(() => installTestVars({ CRAG_API_URL: kg.url }));
+  afterEach(() => installTestVars());
   const ask = (options: Record<string, unknown>) =>
-    post('/v1/answer', { question: 'When was the director Robert Zemeckis born?', variant: 'crag', mode: 'rag', context: { pages: [page] }, options: { kgMode: 'rules', testKgUrl: kg.url, ...options } });
+    post('/v1/answer', { question: 'When was the director Robert Zemeckis born?', variant: 'crag', mode: 'rag', context: { pages: [page] }, options: { kgMode: 'rules', ...options } });
 
   it("goes through the run's gate, lands in its evidence archive, and a replay of that archive sends nothing", async () => {
     const before = (await kg.requests('Robert Zemeckis')).length;

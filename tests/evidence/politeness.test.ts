@@ -1,4 +1,5 @@
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { installTestVars } from '../../src/config-test-vars';
 import { installScript } from '../../src/llm/scripted';
 import type { ChatRequest } from '../../src/llm/types';
 import { createMediaWikiStandIn, createWdqsStandIn } from '../support/wikimedia-standins.mjs';
@@ -32,7 +33,7 @@ const reply = (request: ChatRequest) => {
 };
 
 const ask = async (question: string) =>
-  (await post('/v1/answer', { question, mode: 'agent', options: { fewshot: 'zero-shot', testEvidence: 'live' } }, { accept: 'application/json' })).json<any>();
+  (await post('/v1/answer', { question, mode: 'agent', options: { fewshot: 'zero-shot' } }, { accept: 'application/json' })).json<any>();
 
 const notes = (run: any) => run.steps.filter((s: any) => s.type === 'observation').flatMap((s: any) => s.notes ?? []);
 
@@ -41,7 +42,12 @@ const until = async (done: () => boolean) => {
   expect(done()).toBe(true);
 };
 
-afterEach(() => vi.restoreAllMocks());
+// Every run here reads live evidence, from the stand-ins.
+beforeEach(() => installTestVars({ EVIDENCE: 'live' }));
+afterEach(() => {
+  vi.restoreAllMocks();
+  installTestVars();
+});
 // The Worker's first start (its bundle, the snapshot) can take long on a busy machine; no test should pay it alone.
 beforeAll(() => get('/healthz'), 120_000);
 

@@ -1,4 +1,5 @@
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { installTestVars } from '../../src/config-test-vars';
 import { installScript } from '../../src/llm/scripted';
 import { PagePrefetch, prefetching } from '../../src/evidence/prefetch';
 import type { Evidence, Page } from '../../src/evidence/types';
@@ -34,7 +35,11 @@ describe('a search prefetches its top page', () => {
 });
 
 describe('a live search prefetches its top page', () => {
-  afterEach(() => vi.restoreAllMocks());
+  beforeEach(() => installTestVars({ EVIDENCE: 'live' }));
+  afterEach(() => {
+    vi.restoreAllMocks();
+    installTestVars();
+  });
 
   it('through the politeness gate, still in flight when the next step reads it, and the read waits for that fetch', async () => {
     // Slow pages: the search's step ends, and the model's next turn runs, while the page is still on its way.
@@ -52,7 +57,7 @@ describe('a live search prefetches its top page', () => {
       final: ['1900'],
     });
     const run = await (
-      await post('/v1/answer', { question: 'When did Ada Lovelace begin?', options: { fewshot: 'zero-shot', testEvidence: 'live' } }, { accept: 'application/json' })
+      await post('/v1/answer', { question: 'When did Ada Lovelace begin?', options: { fewshot: 'zero-shot' } }, { accept: 'application/json' })
     ).json<any>();
     expect(run.status).toBe('succeeded');
     expect(run.usage.prefetch).toEqual({ pages: 1, hits: 1 });

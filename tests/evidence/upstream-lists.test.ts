@@ -1,4 +1,5 @@
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { installTestVars } from '../../src/config-test-vars';
 import { installScript } from '../../src/llm/scripted';
 import type { ChatRequest } from '../../src/llm/types';
 import { createMediaWikiStandIn, createWdqsStandIn } from '../support/wikimedia-standins.mjs';
@@ -24,13 +25,18 @@ const runWithAction = async (question: string, action: string) => {
       return prompt.includes('Observation:') ? ' Seen.\nFinal Answer: Berlin' : ` I look.\nAction: ${action}`;
     }),
   });
-  const run = await (await post('/v1/answer', { question, mode: 'agent', options: { fewshot: 'zero-shot', testEvidence: 'live' } }, { accept: 'application/json' })).json<any>();
+  const run = await (await post('/v1/answer', { question, mode: 'agent', options: { fewshot: 'zero-shot' } }, { accept: 'application/json' })).json<any>();
   const observation = run.steps.find((s: any) => s.type === 'observation');
   expect(observation, JSON.stringify(run.steps)).toBeDefined();
   return String(observation.output);
 };
 
-afterEach(() => vi.restoreAllMocks());
+// Every run here reads live evidence, from the stand-ins.
+beforeEach(() => installTestVars({ EVIDENCE: 'live' }));
+afterEach(() => {
+  vi.restoreAllMocks();
+  installTestVars();
+});
 beforeAll(() => get('/healthz'), 120_000);
 
 describe('lists from upstream are cut to what was asked before they reach an observation', () => {

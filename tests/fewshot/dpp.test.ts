@@ -56,7 +56,7 @@ describe('few-shot selection on a hand-built library', () => {
     expect(ours.slice(0, 2)).toEqual(['e3', 'e5']);
     expect(ours).not.toEqual(pick('diversity'));
     // The paper: the anchor, then the k − 1 sequences least like it (S(C,A) = 1/3 < S(C,D) = 1/2 < S(C,B) = 2/3).
-    const paper = selectIndicesWithQuality({ library, quality: closeToC, k: 3, mode: 'diversity', recipe: 'paper' }).map((i) => library[i].id);
+    const paper = selectIndicesWithQuality({ library, quality: closeToC, k: 3, mode: 'diversity', diversity: 'least-similar' }).map((i) => library[i].id);
     expect(paper).toEqual(['e3', 'e5', 'e1']);
   });
 

@@ -107,7 +107,7 @@ describe('importing the authors\' human libraries (hqa-json)', () => {
   it('an unknown library name fails the run with the names that exist', async () => {
     const agent = createAgentStrategy({ mode: 'agent', description: 'test' });
     const run = driveStrategy(agent, { request: { question: 'q', options: { library: 'no-such-library' } }, llm: scriptedLLM({}), services: snapshotServices(), tools: hqaTools() });
-    await expect(run).rejects.toThrow(/no few-shot library "no-such-library" in this build; bundled: .*mintaka/);
+    await expect(run).rejects.toThrow(/options.library must name a bundled few-shot library: .*mintaka/);
     const bad = driveStrategy(agent, { request: { question: 'q', options: { library: '../etc' } }, llm: scriptedLLM({}), services: snapshotServices(), tools: hqaTools() });
     await expect(bad).rejects.toThrow(/options.library must name a few-shot library folder/);
   });

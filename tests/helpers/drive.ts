@@ -1,6 +1,7 @@
 import { loadConfig } from '../../src/config';
 import { evidenceBook, finishAnswer } from '../../src/engine/attribution/attribute';
 import { createRunContext, type Services } from '../../src/engine/context';
+import { parseOptions, type RunOptions } from '../../src/engine/options';
 import type { EventInput, RunRequest, Strategy, Usage } from '../../src/engine/types';
 import { createKnowledgeApi } from '../../src/evidence';
 import type { KnowledgeApi } from '../../src/evidence/crag/types';
@@ -17,10 +18,11 @@ const unavailable = (what: string) => () => {
 /**
  * Drives a strategy start → step → … → done without the Durable Object, for unit tests of strategies.
  * Each step's state goes through JSON, as it does in storage, so a strategy that keeps non-JSON state fails here.
- * Evidence is recorded as the engine records it, and the answer is attributed against that recording.
+ * Evidence is recorded as the engine records it, and the answer is attributed against that recording. The request's
+ * options are parsed with the strategy's schema, as the run service parses them (a bad one throws).
  */
-export const driveStrategy = async <S>(
-  strategy: Strategy<S>,
+export const driveStrategy = async <S, O extends RunOptions>(
+  strategy: Strategy<S, O>,
   opts: {
     request: Partial<RunRequest> & { question: string };
     llm: LLM;
@@ -33,6 +35,7 @@ export const driveStrategy = async <S>(
   const usage = emptyUsage();
   const notes: string[] = [];
   const request: RunRequest = { variant: 'mintaka', mode: strategy.mode, ...opts.request };
+  const options = parseOptions(strategy.options, strategy.mode, request.variant, request.options);
   const records: EvidenceRecord[] = [];
   const recorded: string[] = [];
   const keep = (r: EvidenceRecord) => {
@@ -41,11 +44,12 @@ export const driveStrategy = async <S>(
   };
   let evidence: Evidence | undefined;
   let kg: KnowledgeApi | undefined;
-  const book = () => evidenceBook(records, request.context);
+  const book = () => evidenceBook(records, request.context, request.question);
   const config = loadConfig({ ...(opts.env ?? {}) });
   const ctx = createRunContext({
     runId: 'test-run',
     request,
+    options,
     config,
     llm: opts.llm,
     services: {
@@ -56,8 +60,7 @@ export const driveStrategy = async <S>(
       vectors: opts.services?.vectors ?? unavailable('vectors'),
     },
     tools: toolRegistry(opts.tools ?? []),
-    usage,
-    note: (text) => notes.push(text),
+    scope: { usage, note: (text) => notes.push(text) },
     recorded,
     book,
   });
@@ -66,7 +69,7 @@ export const driveStrategy = async <S>(
   for (let steps = 1; steps <= (opts.maxSteps ?? 50); steps++) {
     const out = await strategy.step(state, ctx);
     state = JSON.parse(JSON.stringify(out.state)) as S;
-    events.push(...out.events.map((e): EventInput => (e.type === 'answer' ? { type: 'answer', data: finishAnswer(e.data, book(), request) } : e)));
+    events.push(...out.events.map((e): EventInput => (e.type === 'answer' ? { type: 'answer', data: finishAnswer(e.data, book(), options) } : e)));
     if (out.done) return { events, usage, state, steps, notes, records };
   }
   throw new Error(`strategy did not finish in ${opts.maxSteps ?? 50} steps`);

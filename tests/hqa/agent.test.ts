@@ -19,6 +19,8 @@ const kinds = (events: EventInput[]) => events.map((e) => e.type);
 const answerOf = (events: EventInput[]) => ofType(events, 'answer')[0];
 
 const QUERY = 'SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }';
+/** The film's search hit names its director and the run links him: what makes the query and his page about the question. */
+const FIND_DIRECTOR = ['Thought: who directed it\nAction: wikisearch\nAction Input: Forrest Gump', 'Thought: his id\nAction: getWikidataID\nAction Input: Robert Zemeckis'];
 
 describe('HQA agent on the bundled snapshot', () => {
   it('answers a text-then-graph question, streaming every step, with no merge call when the sources agree', async () => {
@@ -219,6 +221,7 @@ describe('HQA agent on the bundled snapshot', () => {
     const { llm, result } = run(
       {
         agent: [
+          ...FIND_DIRECTOR,
           'Thought: query\nAction: runQuery\nAction Input: ' + QUERY,
           'Thought: check text\nAction: read\nAction Input: Robert Zemeckis',
           'Thought: They differ; the graph is more precise.\nFinal Answer: Chicago',
@@ -244,6 +247,7 @@ describe('HQA agent on the bundled snapshot', () => {
     const { llm, result } = run(
       {
         agent: [
+          ...FIND_DIRECTOR,
           'Thought: query\nAction: runQuery\nAction Input: ' + QUERY,
           'Thought: check the text\nAction: read\nAction Input: Robert Zemeckis',
           'Thought: hm\nFinal Answer: Chicago',
@@ -261,13 +265,28 @@ describe('HQA agent on the bundled snapshot', () => {
   it('does not abstain when the sources agree', async () => {
     const { result } = run(
       {
-        agent: ['Thought: query\nAction: runQuery\nAction Input: ' + QUERY, 'Thought: ok\nFinal Answer: Chicago'],
+        agent: [...FIND_DIRECTOR, 'Thought: query\nAction: runQuery\nAction Input: ' + QUERY, 'Thought: ok\nFinal Answer: Chicago'],
         parametric: ['Chicago'],
         final: ['Chicago'],
       },
       { abstain: true },
     );
     expect(answerOf((await result).events)).toMatchObject({ answer: 'Chicago', confidence: 'one_source', agreementSources: ['wikidata'] });
+  });
+
+  it('does not count a query about an entity nothing ties to the question: it only mentions the answer', async () => {
+    // Issue 40: the agent queries Robert Zemeckis without any record about Forrest Gump naming him.
+    const { result } = run(
+      {
+        agent: ['Thought: query\nAction: runQuery\nAction Input: ' + QUERY, 'Thought: ok\nFinal Answer: Chicago'],
+        parametric: ['Chicago'],
+        final: ['Chicago'],
+      },
+      { abstain: true },
+    );
+    const a = answerOf((await result).events);
+    expect(a).toMatchObject({ answer: "I don't know", confidence: 'none', agreementSources: [], answers: { wikidata: 'Chicago' } });
+    expect(a.citations).toContainEqual(expect.objectContaining({ source: 'wikidata', verified: true, support: 'mentions', quote: 'place: Q1297 (Chicago)' }));
   });
 
   it('an answer a search hit holds is cited with the hit and its page joins the sources, beside the model', async () => {

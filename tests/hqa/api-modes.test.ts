@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
 import { get, post, readSse } from '../engine/helpers';
 
-const QUESTION = 'In which city was the director of Forrest Gump born?';
+const QUESTION = 'Where was Robert Zemeckis born?';
 const QUERY = 'SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }';
 
 describe('the paper\'s modes through POST /v1/answer', () => {
@@ -16,6 +16,7 @@ describe('the paper\'s modes through POST /v1/answer', () => {
       agent: [
         ' Read.\nAction: read\nAction Input: Robert Zemeckis # Where was he born?',
         'Final Answer: Wikipedia_Answer: Chicago\nAssistant Response: His page says he was born in Chicago.',
+        ' His id.\nAction: getWikidataID\nAction Input: Robert Zemeckis',
         ' Query.\nAction: runQuery\nAction Input: ' + QUERY,
         'Final Answer: Wikidata_Answer: [Chicago]\nAssistant Response: Wikidata lists Chicago.',
       ],
@@ -25,7 +26,7 @@ describe('the paper\'s modes through POST /v1/answer', () => {
     });
     const res = await post('/v1/answer', { question: QUESTION, mode: 'late-fusion', options: { recipe: 'paper' } }, { accept: 'text/event-stream' });
     const events = await readSse(res);
-    expect(events.filter((e) => e.event === 'action').map((e) => e.data.tool)).toEqual(['read', 'runQuery']);
+    expect(events.filter((e) => e.event === 'action').map((e) => e.data.tool)).toEqual(['read', 'getWikidataID', 'runQuery']);
     expect(events.find((e) => e.event === 'answer')!.data).toMatchObject({
       answer: 'Chicago',
       answers: { wikipedia: 'Chicago', wikidata: 'Chicago', parametric: 'Chicago' },

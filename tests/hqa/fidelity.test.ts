@@ -16,6 +16,8 @@ import { fixtureLibrary, ofType, snapshotServices } from './fixtures';
  * modes and LLM late fusion, all on the bundled snapshot with a scripted model.
  */
 const QUESTION = 'In which city was the director of Forrest Gump born?';
+/** A question that names the entity the late-fusion agents look up, so their records are about it (issue 40). */
+const ZEMECKIS = 'Where was Robert Zemeckis born?';
 const QUERY = 'SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }';
 const library = () => fixtureLibrary;
 const agent = createAgentStrategy({ mode: 'agent', description: 'test', library });
@@ -23,9 +25,9 @@ const structured = createAgentStrategy({ mode: 'structured-only', description: '
 const unstructured = createAgentStrategy({ mode: 'unstructured-only', description: 'test', library, scope: 'text' });
 const lateFusion = createLateFusionStrategy({ library });
 
-const drive = (strategy: Parameters<typeof driveStrategy>[0], script: Script, options: Record<string, unknown> = {}) => {
+const drive = (strategy: Parameters<typeof driveStrategy>[0], script: Script, options: Record<string, unknown> = {}, question = QUESTION) => {
   const llm = scriptedLLM(script);
-  const result = driveStrategy(strategy, { request: { question: QUESTION, options }, llm, services: snapshotServices(), tools: hqaTools() });
+  const result = driveStrategy(strategy, { request: { question, options }, llm, services: snapshotServices(), tools: hqaTools() });
   return { llm, result };
 };
 
@@ -196,29 +198,34 @@ const perAgent = (turns: { text: string[]; graph: string[] }) => {
 
 describe('LLM late fusion', () => {
   it('runs a Wikipedia-only agent beside a Wikidata-only agent, and answers from both without a merge call when they agree', async () => {
-    const { llm, result } = drive(lateFusion, {
-      agent: perAgent({
-        text: [' Read.\nAction: read\nAction Input: Robert Zemeckis # Where was he born?', ' The page says Chicago.\nFinal Answer: Chicago'],
-        graph: [' Query.\nAction: runQuery\nAction Input: ' + QUERY, ' Wikidata says Chicago.\nFinal Answer: Chicago'],
-      }),
-      read: ['Born in Chicago, Illinois.'],
-      parametric: ['Los Angeles'],
-    });
+    const { llm, result } = drive(
+      lateFusion,
+      {
+        agent: perAgent({
+          text: [' Read.\nAction: read\nAction Input: Robert Zemeckis # Where was he born?', ' The page says Chicago.\nFinal Answer: Chicago'],
+          graph: [' His id.\nAction: getWikidataID\nAction Input: Robert Zemeckis', ' Query.\nAction: runQuery\nAction Input: ' + QUERY, ' Wikidata says Chicago.\nFinal Answer: Chicago'],
+        }),
+        read: ['Born in Chicago, Illinois.'],
+        parametric: ['Los Angeles'],
+      },
+      {},
+      ZEMECKIS,
+    );
     const { events, steps } = await result;
     const agentCalls = llm.requests.filter((r) => r.purpose === 'agent');
     const textCalls = agentCalls.filter((r) => !/- runQuery: /.test(text(r, 0)));
     const graphCalls = agentCalls.filter((r) => /- runQuery: /.test(text(r, 0)));
     expect(textCalls).toHaveLength(2);
-    expect(graphCalls).toHaveLength(2);
+    expect(graphCalls).toHaveLength(3);
     expect(text(graphCalls[0], 0)).not.toMatch(/- read: /);
     // Neither agent sees the other's trajectory.
     expect(graphCalls.map(all).join('\n')).not.toMatch(/Born in Chicago/);
     expect(textCalls.map(all).join('\n')).not.toMatch(/Q1297/);
-    // Side by side: a model turn, a tool call and the final turn each advance both agents (three steps, not six), then
-    // the answer.
-    expect(steps).toBe(4);
+    // Side by side: each model turn and tool call advance both agents at once while both have one to take (the
+    // Wikidata agent's query and last turn then go alone), then the answer: six steps, not nine.
+    expect(steps).toBe(6);
     expect(ofType(events, 'thought').map((t) => t.text).filter((t) => /-only agent starts/.test(t))).toHaveLength(2);
-    expect(ofType(events, 'action').map((a) => a.tool)).toEqual(['read', 'runQuery']);
+    expect(ofType(events, 'action').map((a) => a.tool)).toEqual(['read', 'getWikidataID', 'runQuery']);
     expect(llm.requests.filter((r) => r.purpose === 'final')).toHaveLength(0);
     expect(answerOf(events)).toMatchObject({
       answer: 'Chicago',
@@ -242,16 +249,21 @@ describe('diversity-only selection', () => {
   });
 
   it('never names wikidata when the Wikidata-only agent made no call, however sure its answer', async () => {
-    const { result } = drive(lateFusion, {
-      agent: perAgent({
-        text: [' Read.\nAction: read\nAction Input: Robert Zemeckis # Where was he born?', ' The page says Chicago.\nFinal Answer: Chicago'],
-        // The graph agent answers from memory without a single tool call.
-        graph: [' I know this one.\nFinal Answer: Chicago'],
-      }),
-      read: ['Born in Chicago, Illinois.'],
-      parametric: ['Chicago'],
-      final: ['Chicago'],
-    });
+    const { result } = drive(
+      lateFusion,
+      {
+        agent: perAgent({
+          text: [' Read.\nAction: read\nAction Input: Robert Zemeckis # Where was he born?', ' The page says Chicago.\nFinal Answer: Chicago'],
+          // The graph agent answers from memory without a single tool call.
+          graph: [' I know this one.\nFinal Answer: Chicago'],
+        }),
+        read: ['Born in Chicago, Illinois.'],
+        parametric: ['Chicago'],
+        final: ['Chicago'],
+      },
+      {},
+      ZEMECKIS,
+    );
     const answer = answerOf((await result).events);
     expect(answer.answers).toMatchObject({ wikipedia: 'Born in Chicago, Illinois.', wikidata: 'Chicago' });
     expect(answer).toMatchObject({ confidence: 'one_source', agreementSources: ['wikipedia'] });

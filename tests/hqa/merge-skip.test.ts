@@ -14,6 +14,9 @@ const agent = createAgentStrategy({ mode: 'agent', description: 'test', library:
 const run = async (read: string, options: Record<string, unknown> = {}, extra: Script = {}) => {
   const llm = scriptedLLM({
     agent: [
+      // The film's hit names its director, and the run links him: what ties the query and the page to the question.
+      'Thought: who directed it\nAction: wikisearch\nAction Input: Forrest Gump',
+      'Thought: his id\nAction: getWikidataID\nAction Input: Robert Zemeckis',
       'Thought: query\nAction: runQuery\nAction Input: ' + QUERY,
       'Thought: check the text\nAction: read\nAction Input: Robert Zemeckis # Where was he born?',
       'Thought: done\nFinal Answer: Chicago',

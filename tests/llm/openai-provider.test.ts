@@ -120,8 +120,7 @@ describe('openai provider', () => {
       purpose: 'agent',
       messages: [{ role: 'user', content: 'q' }],
       stop: ['Observation:'],
-      onDelta: (d) => deltas.push(d),
-    });
+    }, { onDelta: (d) => deltas.push(d) });
     expect(out.text).toBe('Thought: look it up\nAction: wikisearch\n');
     expect(out.usage).toEqual({ promptTokens: 5, completionTokens: 9 });
     expect(deltas.join('')).toContain('Action: wikisearch');
@@ -144,7 +143,7 @@ describe('openai provider', () => {
     const endlessJson = endless('{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"', 'a'.repeat(64 * 1024));
     const endlessEvents = endless('', `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content: 'token ' }, finish_reason: null }] })}\n\n`, 0, 'text/event-stream');
     const ask = (llm: ReturnType<typeof provider>, stream = false) =>
-      llm.chat({ purpose: 'agent', messages: [{ role: 'user', content: 'q' }], ...(stream ? { onDelta: () => {} } : {}) }).catch((e) => e);
+      llm.chat({ purpose: 'agent', messages: [{ role: 'user', content: 'q' }] }, stream ? { onDelta: () => {} } : {}).catch((e) => e);
 
     it('an endless JSON body fails with llm_response_too_large, tried twice at most', async () => {
       const server = fakeServer([endlessJson, endlessJson, endlessJson]);

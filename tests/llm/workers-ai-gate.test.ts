@@ -18,7 +18,7 @@ const provider = (ai: unknown, vars: Record<string, string> = {}) =>
   });
 
 const ask = (llm: ReturnType<typeof provider>, notes: string[] = []) =>
-  llm.chat({ purpose: 'agent', messages: [{ role: 'user', content: 'hi' }], onWait: (note) => notes.push(note) });
+  llm.chat({ purpose: 'agent', messages: [{ role: 'user', content: 'hi' }] }, { onWait: (note) => notes.push(note) });
 
 describe('the politeness gate of a Workers AI model', () => {
   it('an out-of-capacity answer to one caller holds back the next caller too', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { workersAIProvider } from '../../src/llm/workers-ai';
-import { LLMError } from '../../src/llm/types';
+import { LLMError, type ChatScope } from '../../src/llm/types';
 
 const encoder = new TextEncoder();
 
@@ -27,9 +27,10 @@ const events = (...data: unknown[]) =>
   });
 
 const budget = { maxBytes: 64 * 1024, timeoutMs: 300 };
-const ask = (ai: Ai, extra: object = {}) =>
+/** `scope`: how the call is made (with `onDelta`, it streams). */
+const ask = (ai: Ai, scope: ChatScope = {}) =>
   workersAIProvider(ai, { budget, maxRetries: 1 })
-    .chat({ purpose: 'agent', messages: [{ role: 'user', content: 'q' }], stop: ['Observation:'], ...extra })
+    .chat({ purpose: 'agent', messages: [{ role: 'user', content: 'q' }], stop: ['Observation:'] }, scope)
     .catch((e) => e);
 
 describe('workers-ai provider', () => {
@@ -60,7 +61,7 @@ describe('workers-ai provider', () => {
     const { ai } = fakeAI([bytes]);
     const deltas: string[] = [];
     const err = await workersAIProvider(ai, { budget: { maxBytes: 64 * 1024, timeoutMs: 60_000 }, maxRetries: 0 })
-      .chat({ purpose: 'agent', messages: [{ role: 'user', content: 'q' }], onDelta: (d) => deltas.push(d) })
+      .chat({ purpose: 'agent', messages: [{ role: 'user', content: 'q' }] }, { onDelta: (d) => deltas.push(d) })
       .catch((e) => e);
     expect(err.code).toBe('llm_response_too_large');
     expect(err.message).toMatch(/more than 1024 pieces/);

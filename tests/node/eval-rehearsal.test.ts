@@ -81,6 +81,41 @@ describe.skipIf(!existsSync(DATA))(needsData('rehearsal: gold answers through th
     expect(r.main).toBe(100);
   }, 120_000);
 
+  // Issue 40: the rehearsal's own examples of an answer that occurs in a record without being supported by it.
+  it('grades its citations: the Mariners "1995" and Jane Eyre "English" only mention their answer and lift no confidence; "David Fincher" supports his', async () => {
+    const mariners = loadBenchmark('mintaka', read('mintaka/dev_sample.json')).filter((i) => i.id === 'bfb66ae9');
+    const compmix = loadBenchmark('compmix', read('compmix/dev_set.json')).filter((i) => ['6111', '5248'].includes(i.id));
+    expect(mariners.map((i) => i.question)).toEqual(['What year did the Seattle Mariners first advance to the American League Championship Series?']);
+    expect(compmix.map((i) => i.question).sort()).toEqual(['What is the dialect of Jane Eye?', 'the director of the movie The Social Network?']);
+    const predictionsOf = async (benchmark: Benchmark, items: EvalItem[]) => {
+      const { r, outDir } = await run(benchmark, items);
+      expect(r.errors).toBe(0);
+      const lines = readFileSync(join(outDir, 'predictions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Prediction);
+      return { r, byId: indexPredictions(lines) };
+    };
+    const m = await predictionsOf('mintaka', mariners);
+    const c = await predictionsOf('compmix', compmix);
+    const verifiedOf = (p: Prediction) => (p.citations ?? []).filter((x) => x.verified);
+
+    const year = m.byId.get('bfb66ae9')!;
+    expect(year).toMatchObject({ answer: '1995', confidence: 'none', agreementSources: [] });
+    expect(verifiedOf(year)).toEqual([expect.objectContaining({ support: 'mentions', quote: expect.stringMatching(/^Michael Jordan — .*1995/) })]);
+
+    const language = c.byId.get('6111')!;
+    expect(language).toMatchObject({ answer: 'English', confidence: 'none', agreementSources: [] });
+    expect(verifiedOf(language)).toEqual([expect.objectContaining({ support: 'mentions', quote: expect.stringMatching(/^Jane Austen — .*English novelist/) })]);
+
+    const director = c.byId.get('5248')!;
+    expect(director).toMatchObject({ answer: 'David Fincher', confidence: 'one_source' });
+    expect(verifiedOf(director)).toEqual([expect.objectContaining({ support: 'supports', quote: expect.stringMatching(/^David Fincher — .*The Social Network \(2010\)/) })]);
+
+    // The summary and metrics.json count them: one of the three verified citations supports its answer.
+    expect(m.r.citationSupport).toMatchObject({ verified: 1, supporting: 0, rate: 0 });
+    expect(c.r.citationSupport).toMatchObject({ verified: 2, supporting: 1, rate: 50 });
+    expect(c.r.citationSupport.mentions.map((x) => x.id)).toEqual(['6111']);
+    process.stderr.write(`rehearsal support: ${m.r.citationSupport.supporting + c.r.citationSupport.supporting} of ${m.r.citationSupport.verified + c.r.citationSupport.verified} verified citations support their answer\n`);
+  }, 120_000);
+
   it('QALD-9-Plus (agent mode, every question with a gold answer set plus three without): Macro F1 QALD 100 through the label table', async () => {
     const all = loadBenchmark('qald9plus', read('qald9plus/qald_9_plus_test_wikidata_half_a.json'));
     const items = all.filter((i) => i.gold.kind === 'qald9plus' && (i.gold.answers.length > 0 || ['160', '92', '117'].includes(i.id)));

@@ -8,7 +8,8 @@ import { importGraph, importsOf, repoPath, ROOT } from '../support/import-graph'
  * durable-objects/, type-only imports included. A file may import its own layer and any layer below it, never one
  * above. Two same-layer imports are refused as well: a strategy never imports another strategy (only the registry,
  * src/strategies/index.ts, names them all), and mcp never imports api (both are doors onto the run service, and the HTTP
- * routes are not MCP's library). Runnable alone: `npx vitest run --project node tests/node/layers.test.ts`.
+ * routes are not MCP's library). And a run's storage migrations never import a strategy: each strategy upgrades its own
+ * stored state (Strategy.upgradeState). Runnable alone: `npx vitest run --project node tests/node/layers.test.ts`.
  */
 
 /** Top to bottom. A unit is a folder of src/ (`api`), a file directly in src/ (`index.ts`), or `durable-objects`. */
@@ -33,6 +34,8 @@ const unitOf = (path: string): string => {
   return /^config(-[\w-]+)?\.ts$/.test(parts[1]) ? 'config' : parts[1];
 };
 const layerOf = (unit: string) => LAYERS.findIndex((units) => units.includes(unit));
+/** The numbered migrations of a run's stored state: they know no strategy (Strategy.upgradeState brings a state up). */
+const RUN_MIGRATIONS = 'durable-objects/run/migrations.ts';
 /** `hqa` for src/strategies/hqa/…; none for the registry src/strategies/index.ts. */
 const strategyOf = (path: string) => (path.startsWith('src/strategies/') && path.split('/').length > 3 ? path.split('/')[2] : undefined);
 
@@ -45,6 +48,7 @@ const layerViolations = (edges: Array<[string, string]>): string[] =>
     if (la < 0 || lb < 0) return [`${edge} (${la < 0 ? a : b} is in no layer)`];
     if (lb < la) return [`${edge} (${b} is above ${a})`];
     if (a === 'mcp' && b === 'api') return [`${edge} (mcp never imports api)`];
+    if (from === RUN_MIGRATIONS && to.startsWith('src/strategies/')) return [`${edge} (run storage upgrades a state through its strategy's upgradeState, never by importing one)`];
     const [sa, sb] = [strategyOf(from), strategyOf(to)];
     if (sa && sb && sa !== sb) return [`${edge} (strategies never import each other)`];
     return [];
@@ -75,11 +79,14 @@ describe('layer order', () => {
         ['src/mcp/new-tool.ts', 'src/api/route-kit.ts'],
         ['src/api/mcp.ts', 'src/mcp/server.ts'],
         ['src/tools/read.ts', 'src/newfolder/thing.ts'],
+        ['durable-objects/run/migrations.ts', 'src/strategies/index.ts'],
+        ['durable-objects/run-object.ts', 'src/strategies/index.ts'],
       ]),
     ).toEqual([
       'src/strategies/rag/answer.ts → src/strategies/hqa/merge.ts (strategies never import each other)',
       'src/mcp/new-tool.ts → src/api/route-kit.ts (mcp never imports api)',
       'src/tools/read.ts → src/newfolder/thing.ts (newfolder is in no layer)',
+      "durable-objects/run/migrations.ts → src/strategies/index.ts (run storage upgrades a state through its strategy's upgradeState, never by importing one)",
     ]);
   });
 

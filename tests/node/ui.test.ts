@@ -124,16 +124,36 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.close();
   });
 
-  it('names in the badge exactly the sources the API verified, and shows each citation with its quote', async () => {
+  it('names in the badge exactly the sources the API found supporting, and shows each citation with its quote and grade', async () => {
     const query = 'SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }';
-    // Wikidata's answer stands in the query result; the model's own knowledge agrees, which counts for nothing.
-    stub.setScript({ agent: [`Thought: query\nAction: runQuery\nAction Input: ${query}`, 'Thought: done\nFinal Answer: Chicago'], parametric: ['Chicago'], final: ['Chicago'] });
-    const { page, problems, run } = await askForrestGumpInAgentMode<{ agreementSources: string[]; citations: Array<{ verified: boolean }> }>();
+    // The film's hit names its director, the run links him, and Wikidata's answer stands in the query about him; the
+    // model's own knowledge agrees, which counts for nothing.
+    const find = ['Thought: who\nAction: wikisearch\nAction Input: Forrest Gump', 'Thought: his id\nAction: getWikidataID\nAction Input: Robert Zemeckis'];
+    stub.setScript({ agent: [...find, `Thought: query\nAction: runQuery\nAction Input: ${query}`, 'Thought: done\nFinal Answer: Chicago'], parametric: ['Chicago'], final: ['Chicago'] });
+    const { page, problems, run } = await askForrestGumpInAgentMode<{ agreementSources: string[]; citations: Array<{ verified: boolean; support?: string }> }>();
     expect(run.agreementSources).toEqual(['wikidata']);
-    expect(await page.textContent('.answer .badge')).toBe('Verified in one source: Wikidata');
+    expect(await page.textContent('.answer .badge')).toBe('Supported by one source: Wikidata');
     const verified = await page.locator('.citation.verified').allTextContents();
     expect(verified.length).toBe(run.citations.filter((c) => c.verified).length);
-    expect(verified[0]).toContain('Chicago');
+    const supporting = await page.locator('.citation.supports').allTextContents();
+    expect(supporting.length).toBe(run.citations.filter((c) => c.verified && c.support === 'supports').length);
+    expect(supporting[0]).toContain('Chicago');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('an answer whose evidence only mentions it: the badge says not supported, and the citation says mentions only', async () => {
+    const query = 'SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }';
+    // The agent queries Robert Zemeckis without anything tying him to Forrest Gump (issue 40).
+    stub.setScript({ agent: [`Thought: query\nAction: runQuery\nAction Input: ${query}`, 'Thought: done\nFinal Answer: Chicago'], parametric: ['Chicago'], final: ['Chicago'] });
+    const { page, problems, run } = await askForrestGumpInAgentMode<{ confidence: string; agreementSources: string[] }>();
+    expect(run).toMatchObject({ confidence: 'none', agreementSources: [] });
+    // The agent's own answer rests on the same row, and votes only when a source is supported: it is shown too.
+    expect(await page.textContent('.answer .badge')).toBe('Not supported: Wikidata and Agent (tools) only mention the answer');
+    const mentions = await page.locator('.citation.mentions').allTextContents();
+    expect(mentions.length).toBeGreaterThan(0);
+    expect(mentions[0]).toMatch(/^Wikidata \(mentions the answer only, no support\): “.*Chicago/);
+    expect(await page.locator('.citation.supports').count()).toBe(0);
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -141,7 +161,8 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
   it('an answer no verified source backs: the badge says not verified, and a source verified for its own answer says so', async () => {
     const query = 'SELECT ?place WHERE { wd:Q187364 wdt:P19 ?place . }';
     // Wikidata's query says Chicago, but the merge writes Houston: nothing the run read backs the answer given.
-    stub.setScript({ agent: [`Thought: query\nAction: runQuery\nAction Input: ${query}`, 'Thought: done\nFinal Answer: Chicago'], parametric: ['Houston'], final: ['Houston'] });
+    const find = ['Thought: who\nAction: wikisearch\nAction Input: Forrest Gump', 'Thought: his id\nAction: getWikidataID\nAction Input: Robert Zemeckis'];
+    stub.setScript({ agent: [...find, `Thought: query\nAction: runQuery\nAction Input: ${query}`, 'Thought: done\nFinal Answer: Chicago'], parametric: ['Houston'], final: ['Houston'] });
     const { page, problems, run } = await askForrestGumpInAgentMode<{ answer: string; confidence: string; agreementSources: string[] }>();
     expect(run).toMatchObject({ answer: 'Houston', confidence: 'none', agreementSources: [] });
     expect(await page.textContent('.answer .badge')).toBe('Not verified: no evidence this run read contains the answer');

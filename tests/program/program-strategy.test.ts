@@ -37,6 +37,8 @@ describe('program strategy', () => {
         url: 'https://en.wikipedia.org/wiki/Jonas_Meyer',
         quote: 'Jonas Meyer (born 1987 in Leipzig) is a German marathon runner.',
         verified: true,
+        // extract_info read this passage, linked from the cell of the row the program matched.
+        support: 'supports',
       },
     ]);
     expect(answer.sources).toEqual([
@@ -79,6 +81,36 @@ describe('program strategy', () => {
     // Asked to abstain, the run says "I don't know" instead of the unverified value.
     const again = await drive('How many winners times seven?', scriptedLLM({ code: [fence('function solve(table) { return table.rows.length * 7; }')] }), marathonContext, { simplify: false, abstain: true });
     expect(ofType(again.events, 'answer')[0].data).toMatchObject({ answer: "I don't know", answers: { table: '21' }, confidence: 'none' });
+  });
+
+  it('grades the table cell the program read as support, and a value it only wrote down as a mention', async () => {
+    // Issue 40: the cell the program read, in the row it matched, supports its answer.
+    const reading = `function solve(table) {
+  return table.rows.find((r) => r['Winner'].text === 'Kari Vold')['Time'].text;
+}`;
+    const read = await drive('What was the winning time of Kari Vold?', scriptedLLM({ code: [fence(reading)] }), marathonContext, { simplify: false });
+    expect(ofType(read.events, 'answer')[0].data).toMatchObject({
+      confidence: 'one_source',
+      agreementSources: ['table'],
+      citations: [{ key: 'context table', quote: 'Year: 2019 | Winner: Kari Vold | Country: Norway | Time: 2:21:10', verified: true, support: 'supports' }],
+    });
+    // The same value, written into the program: the table holds it, but nothing the program read ties it to the question.
+    const literal = `function solve(table) {
+  return '2:21:10';
+}`;
+    const written = await drive('What was the winning time of Kari Vold?', scriptedLLM({ code: [fence(literal)] }), marathonContext, { simplify: false });
+    expect(ofType(written.events, 'answer')[0].data).toMatchObject({
+      answer: '2:21:10',
+      confidence: 'none',
+      agreementSources: [],
+      citations: [{ key: 'context table', verified: true, support: 'mentions' }],
+    });
+    // A program that returns the cell itself read it too.
+    const cell = `function solve(table) {
+  return table.rows[1]['Time'];
+}`;
+    const returned = await drive('What was the winning time in 2020?', scriptedLLM({ code: [fence(cell)] }), marathonContext, { simplify: false });
+    expect(ofType(returned.events, 'answer')[0].data).toMatchObject({ answer: '2:18:45', citations: [{ support: 'supports' }] });
   });
 
   it('repairs a failing program by refinement, showing the model its error', async () => {

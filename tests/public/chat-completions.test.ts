@@ -110,7 +110,7 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     const ext = (data as unknown as { run: { confidence: string; agreementSources: string[]; citations: unknown[] } }).run;
     // The extension field is the run's own verdict, as /v1/runs/{id} gives it.
     expect(ext).toMatchObject({ confidence: 'one_source', agreementSources: ['wikidata'], citations: run.citations });
-    expect(run.citations).toContainEqual(expect.objectContaining({ source: 'wikidata', verified: true, quote: 'place: Q1297 (Chicago)' }));
+    expect(run.citations).toContainEqual(expect.objectContaining({ source: 'wikidata', verified: true, quote: 'place: Q1297 (Chicago)', support: 'supports' }));
     // A chat UI shows only the text: the answer, then what it rests on.
     const text = data.choices[0].message.content!;
     expect(text.startsWith('Chicago\n\nSources (confidence: one_source):\n[1] Wikidata: “place: Q1297 (Chicago)” https://www.wikidata.org/wiki/Q1297')).toBe(true);
@@ -155,6 +155,15 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     expect(text.split('\n').filter((l) => l.startsWith('['))).toHaveLength(5);
     expect(text).toContain('[1] Wikidata: “row 0 with a break” https://www.wikidata.org/wiki/Q1297');
     expect(text).toContain("(2 more in the run's citations)");
+    // Issue 40: a source whose record only mentions the answer is shown as such, and is no support.
+    const mention = { ...chicago, key: 'evidence search […]', kind: 'search', url: 'https://en.wikipedia.org/wiki/Michael_Jordan', quote: 'Michael Jordan — …returned to the Bulls in March 1995…', support: 'mentions' as const };
+    expect(sourcesText({ confidence: 'none', agreementSources: [], citations: [mention] })).toBe(
+      '\n\nSources: not supported — the evidence this run read mentions this answer but does not say it of what was asked (confidence: none):\n' +
+        '[1] Wikidata: “Michael Jordan — …returned to the Bulls in March 1995…” https://en.wikipedia.org/wiki/Michael_Jordan (mentions the answer only)',
+    );
+    expect(sourcesText({ confidence: 'one_source', agreementSources: ['wikidata'], citations: [{ ...chicago, support: 'supports' as const }, mention] })).toBe(
+      '\n\nSources (confidence: one_source):\n[1] Wikidata: “place: Q1297 (Chicago)” https://www.wikidata.org/wiki/Q1297',
+    );
   });
 
   it('raises an API error for an unknown model, a missing user message and a failed run', async () => {

@@ -80,7 +80,7 @@ describe('/mcp with the official MCP client', () => {
       body: JSON.stringify({ input: { question: 'Where was Douglas Adams born?', entities: ['Q42'] } }),
     });
     expect(res.status).toBe(200);
-    const [viaMcp, viaRoute] = [script.requests[0]?.party, script.requests[mcpCalls]?.party];
+    const [viaMcp, viaRoute] = [script.scopes[0]?.party, script.scopes[mcpCalls]?.party];
     expect(viaMcp?.key).toMatch(/^key:[0-9a-f]{32}$/);
     expect(viaMcp?.key).toBe(viaRoute?.key);
     expect(viaMcp?.run).toMatch(/^tool:/);
@@ -164,7 +164,7 @@ describe('/mcp with the official MCP client', () => {
     const result = await client.callTool({ name: 'answer', arguments: { question: CHICAGO_QUESTION, variant: 'mintaka', mode: 'agent', options: { fewshot: 'zero-shot' } } });
     const structured = result.structuredContent as { runId: string; confidence: string; agreementSources: string[]; citations: Array<{ source: string; verified: boolean; quote?: string }> };
     expect(structured).toMatchObject({ answer: 'Chicago', confidence: 'one_source', agreementSources: ['wikidata'] });
-    expect(structured.citations).toContainEqual(expect.objectContaining({ source: 'wikidata', verified: true, quote: 'place: Q1297 (Chicago)' }));
+    expect(structured.citations).toContainEqual(expect.objectContaining({ source: 'wikidata', verified: true, quote: 'place: Q1297 (Chicago)', support: 'supports' }));
     const run = await (await call(`/v1/runs/${structured.runId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json<any>();
     expect(structured.citations).toEqual(run.citations);
     await client.close();

@@ -1,7 +1,9 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { installScript } from '../../src/llm/scripted';
-import { MODE_OPTIONS } from '../../src/runs/options-schema';
+import { env } from 'cloudflare:workers';
+import { loadConfig } from '../../src/config';
+import { strategyFor } from '../../src/strategies';
 import { post } from '../engine/helpers';
 
 const QUESTION = 'Who directed Forrest Gump?';
@@ -42,7 +44,8 @@ describe('options per mode', () => {
   it('every mode the service offers has its own options schema (a new mode must declare its options)', async () => {
     const health = (await (await exports.default.fetch('http://localhost/healthz')).json()) as { modes: string[] };
     expect(health.modes.length).toBeGreaterThan(5);
-    expect(Object.keys(MODE_OPTIONS)).toEqual(expect.arrayContaining(health.modes));
+    const config = loadConfig(env as unknown as Record<string, unknown>);
+    for (const mode of health.modes) expect(strategyFor(mode, config)?.options.schema.safeParse({}).success, mode).toBe(true);
   });
 
   it('the default mode is checked too, and nested limits are strict', async () => {
@@ -109,6 +112,19 @@ describe('options per mode', () => {
     expect(doc.components.schemas.Options_program.properties.fewshot.type).toBe('integer');
     expect(doc.components.schemas.AnswerRequest.properties.options.anyOf).toContainEqual({ $ref: '#/components/schemas/Options_rag' });
     expect(doc.components.schemas.ChatCompletionRequest.properties.options.anyOf).toContainEqual({ $ref: '#/components/schemas/Options_program' });
+  });
+
+  it('/openapi.json names no test-only option, even as served by a test build', async () => {
+    const doc = await (await exports.default.fetch('http://localhost/openapi.json')).json<any>();
+    // This build registers a test-only mode (TEST_MODE): the service runs it, the document does not offer it.
+    const health = (await (await exports.default.fetch('http://localhost/healthz')).json()) as { modes: string[] };
+    expect(health.modes).toContain('test-tool-loop');
+    const components = Object.keys(doc.components.schemas).filter((k) => k.startsWith('Options_'));
+    expect(components.length).toBeGreaterThan(10);
+    expect(components).not.toContain('Options_test_tool_loop');
+    const keys = new Set(components.flatMap((k) => Object.keys(doc.components.schemas[k].properties ?? {})));
+    for (const testOnly of ['testEvidence', 'testKgUrl', 'calls', 'delayMs', 'runKey', 'gated', 'failStart', 'think']) expect(keys).not.toContain(testOnly);
+    expect(JSON.stringify(doc)).not.toMatch(/TEST_MODE|test builds? only|test-tool-loop/i);
   });
 
   it('/openapi.json gives every served operation a success response and the error shape', async () => {

@@ -97,7 +97,7 @@ describe('rag strategy', () => {
     const found = await answerWith('102 languages');
     expect(found).toMatchObject({ confidence: 'one_source', agreementSources: ['web'] });
     expect(found.citations).toEqual([
-      { source: 'web', key: 'context page 0', kind: 'web', url: 'https://en.wikipedia.org/wiki/Microsoft_Office_2019', quote: 'Office 2019 is available in 102 languages.', verified: true },
+      { source: 'web', key: 'context page 0', kind: 'web', url: 'https://en.wikipedia.org/wiki/Microsoft_Office_2019', quote: 'Office 2019 is available in 102 languages.', verified: true, support: 'supports' },
     ]);
     const computed = await answerWith('62', ['EXPR: 102 - 40', 'EXPR: 102 - 40', 'NONE']);
     expect(computed).toMatchObject({ confidence: 'one_source', agreementSources: ['calculator'] });

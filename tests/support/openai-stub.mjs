@@ -33,8 +33,11 @@
 //                    `stream: true` the same token event over and over; it stops when the client goes away
 //   GET  /__requests                                                the requests received (purpose, headers, body, receivedAt, repliedAt)
 //   POST /__reset
+//   A reply in a queue may also be an object: held text, function calls (streamed in pieces too), and POST /__refuse
+//   for servers that answer 400 to `tools` or `response_format` (openai-stub-tools.mjs says how)
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { callDeltas, refusal, replyParts, wholeMessage } from './openai-stub-tools.mjs';
 
 const DEFAULT_REPLIES = {
   parametric: 'I think the answer is 42.',
@@ -71,6 +74,7 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
   let queues = {};
   let faults = { status: 0, count: 0, retryAfter: undefined };
   let trickle = { bytes: 1, count: 0 };
+  let refused = { tools: false, responseFormat: false };
   const requests = [];
   const state = { latencyMs, chunkMs, contextTokens, refused: 0 };
   // The server's own concurrency limit and what it saw of clients that ignore its Retry-After.
@@ -152,6 +156,10 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
       trickle = { bytes: 1, count: 1, ...JSON.parse(raw || '{}') };
       return json(200, { ok: true });
     }
+    if (url.pathname === '/__refuse') {
+      refused = { tools: false, responseFormat: false, ...JSON.parse(raw || '{}') };
+      return json(200, { ok: true });
+    }
     if (url.pathname === '/__latency') {
       const asked = JSON.parse(raw || '{}');
       state.latencyMs = Number(asked.ms ?? 0);
@@ -174,6 +182,7 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
       queues = {};
       faults = { status: 0, count: 0 };
       trickle = { bytes: 1, count: 0 };
+      refused = { tools: false, responseFormat: false };
       requests.length = 0;
       return json(200, { ok: true });
     }
@@ -224,8 +233,12 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
       const message = `This model's maximum context length is ${state.contextTokens} tokens. However, you requested ${asked} tokens. Please reduce the length of the messages or completion.`;
       return json(400, { object: 'error', message, type: 'BadRequestError', code: 400, error: { message, type: 'BadRequestError', code: 400 } });
     }
+    const refusedWith = refusal(refused, body);
+    if (refusedWith) return json(400, { object: 'error', message: refusedWith, type: 'BadRequestError', code: 400, error: { message: refusedWith, type: 'BadRequestError', code: 400 } });
     if (state.latencyMs) await new Promise((r) => setTimeout(r, state.latencyMs));
-    let text = replyFor(purpose, body);
+    const parts = replyParts(replyFor(purpose, body), requests.length);
+    if (parts.delayMs) await new Promise((r) => setTimeout(r, parts.delayMs));
+    let text = parts.content;
     for (const s of body.stop ?? []) {
       const i = text.indexOf(s);
       if (i >= 0) text = text.slice(0, i);
@@ -240,7 +253,13 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
         if (res.destroyed) return;
         res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`);
       }
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage })}\n\n`);
+      for (const delta of callDeltas(parts.calls)) {
+        if (state.chunkMs) await new Promise((r) => setTimeout(r, state.chunkMs));
+        if (res.destroyed) return;
+        res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
+      }
+      const finish = parts.calls.length ? 'tool_calls' : 'stop';
+      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta: {}, finish_reason: finish }], usage })}\n\n`);
       res.end('data: [DONE]\n\n');
       load.answered += 1;
       return;
@@ -253,7 +272,7 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
       id,
       object: 'chat.completion',
       model: body.model ?? 'stub',
-      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: wholeMessage(text, parts.calls), finish_reason: parts.calls.length ? 'tool_calls' : 'stop' }],
       usage,
     });
   });
@@ -266,6 +285,8 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
     setScript: (s) => (queues = s),
     /** The next `count` chat requests get a reply without end, `bytes` bytes per write (POST /__trickle). */
     trickle: (t = {}) => (trickle = { bytes: 1, count: 1, ...t }),
+    /** Requests carrying `tools` / `response_format` get a 400 (POST /__refuse). */
+    refuse: (r = {}) => (refused = { tools: false, responseFormat: false, ...r }),
     /** The server's concurrency limit and the clients' breaches of its Retry-After (see POST /__concurrency). */
     load: loadStats,
     close: () => new Promise((r) => server.close(r)),

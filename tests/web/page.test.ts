@@ -29,11 +29,13 @@ describe('processPage: main text without boilerplate', () => {
     expect(page.title).toBe('Test page');
     expect(page.text).toContain('The Danube is the second-longest river in Europe.');
     expect(page.chunks.join(' ')).toContain('It flows through ten countries.');
+    // aria-hidden hides from screen readers only: a sighted reader sees it, so the one rendering keeps it.
+    expect(page.text).toContain('Aria hidden text.');
   });
 
   it.each([
     'Site logo text', 'Menu Alpha', 'We use cookies', 'Accept all tracking', 'script text', 'color:red', 'Enable JS',
-    'Hidden paragraph', 'Aria hidden', 'Display none', 'Click me', 'Email', 'Related one', 'Link one here',
+    'Hidden paragraph', 'Display none', 'Click me', 'Email', 'Related one', 'Link one here',
     'Sidebar advert', 'Copyright footer',
   ])('drops boilerplate: %s', (needle) => {
     expect(page.text).not.toContain(needle);

@@ -28,6 +28,26 @@ const hiddenPages: Array<[string, string]> = [
   ['the page\'s own style rule on a class', `<style>.x1 { display: none }</style><p class="x1">${SECRET}</p>`],
   ['a style rule on an id and a compound class', `<style>#k{font-size:0} p.a.b{visibility:hidden}</style><p id="k">${SECRET}</p><p class="b a">${SECRET}</p>`],
   ['a closed dialog', `<dialog><p>${SECRET}</p></dialog>`],
+  // Issue 40: the ways of hiding that still backed an answer.
+  ['white on white', `<p style="color:#fff;background:#fff">${SECRET}</p>`],
+  ['white text on the page\'s own white', `<p style="color: white">${SECRET}</p>`],
+  ['rgb() in the background\'s colour', `<div style="background-color: rgb(250, 250, 250)"><span style="color: rgb(255,255,255)">${SECRET}</span></div>`],
+  ['hsl() and #ffffff', `<section style="background:#ffffff"><b style="color:hsl(0, 0%, 100%)">${SECRET}</b></section>`],
+  ['a near-equal grey on a grey background', `<div style="background:#777"><p style="color:#787878">${SECRET}</p></div>`],
+  ['bgcolor and <font color>', `<table bgcolor="black"><tr><td><font color="#000">${SECRET}</font></td></tr></table>`],
+  ['a colour set by the page\'s style rule', `<style>body{background:#fff} .note{color:#fefefe}</style><p class="note">${SECRET}</p>`],
+  ['opacity:0.01', `<span style="opacity:0.01">${SECRET}</span>`],
+  ['opacity multiplied down', `<div style="opacity:0.3"><p style="opacity:0.2">${SECRET}</p></div>`],
+  ['transform: translateX(-10000px)', `<div style="transform:translateX(-10000px)">${SECRET}</div>`],
+  ['transform: translate(-9999px, 0)', `<div style="transform: translate(-9999px, 0)">${SECRET}</div>`],
+  ['a matrix that moves it off', `<div style="transform: matrix(1, 0, 0, 1, -5000, 0)">${SECRET}</div>`],
+  ['position:relative far left', `<div style="position:relative; left:-9999px">${SECRET}</div>`],
+  ['a zero-size <svg>', `<svg width="0" height="0"><text>${SECRET}</text></svg>`],
+  ['a zero-size <object>', `<object width="0" height="0">${SECRET}</object>`],
+  ['a descendant selector', `<style>article .k p { display: none }</style><article><div class="k"><p>${SECRET}</p></div></article>`],
+  ['a child selector', `<style>main > p { font-size: 0 }</style><main><p>${SECRET}</p></main>`],
+  ['an attribute selector', `<style>[data-off] { visibility: hidden } p[lang="x-q"] { opacity: 0 }</style><span data-off>${SECRET}</span><p lang="x-q">${SECRET}</p>`],
+  ['an attribute selector with a prefix test', `<style>div[id^=hid] span { display:none }</style><div id="hidden-1"><span>${SECRET}</span></div>`],
   ['nested inside a hidden ancestor', `<div hidden><section><p><b>${SECRET}</b></p></section></div>`],
 ];
 
@@ -45,8 +65,10 @@ describe('renderedText: the text a reader sees', () => {
     expect(renderedText('<p>Quen</p><p>drith</p>')).toBe('Quen\ndrith');
     expect(renderedText('<div>Quen<div>dri</div>th</div>')).toBe('Quen\ndri\nth');
     expect(renderedText('Quen<br>drith')).toBe('Quen\ndrith');
-    // A table row is a line, its cells apart.
-    expect(renderedText('<table><tr><td>Home &amp; Student</td><td>No</td></tr><tr><td>Pro</td><td>Yes</td></tr></table>')).toBe('Home & Student No\nPro Yes');
+    // A data table is the markdown the model is shown: a row per line, its cells apart.
+    expect(renderedText('<table><tr><td>Home &amp; Student</td><td>No</td></tr><tr><td>Pro</td><td>Yes</td></tr></table>')).toBe(
+      '| Home & Student | No |\n| --- | --- |\n| Pro | Yes |',
+    );
   });
 
   it('counts text a reader sees although it is collapsed or hidden from screen readers only', () => {
@@ -56,6 +78,25 @@ describe('renderedText: the text a reader sees', () => {
         `<p style="color:transparent;background-clip:text">Gradient ${SECRET}</p>`,
     );
     for (const w of ['Aria', 'Found', 'Details', 'Wide', 'Gradient']) expect(text).toContain(`${w} ${SECRET}`);
+  });
+
+  it('keeps ordinary coloured text, and text a child paints readable again', () => {
+    const text = renderedText(
+      `<div style="background:navy;color:white"><p>Navy ${SECRET}</p></div><p style="color:#333;background:#ffd">Grey ${SECRET}</p>` +
+        `<div style="color:#fff"><span style="color:#000">Again ${SECRET}</span></div>` +
+        `<div style="background:url(sky.png);color:#fff"><p>Image ${SECRET}</p></div><p>See the <a href="/x">Link ${SECRET}</a> page, which tells the story of the river in full.</p>` +
+        `<style>.dark{background:#111}.dark p{color:#eee}</style><div class="dark"><p>Dark ${SECRET}</p></div>` +
+        `<div style="opacity:0.5"><p>Half ${SECRET}</p></div><svg width="20" height="20"></svg><p>Tail ${SECRET}</p>`,
+    );
+    for (const w of ['Navy', 'Grey', 'Again', 'Image', 'Link', 'Dark', 'Half', 'Tail']) expect(text).toContain(`${w} ${SECRET}`);
+  });
+
+  it('bounds the work of matching the page\'s selectors on a hostile page', () => {
+    // Rules whose ancestors never match, tried on every element of a deep tree: the matching budget ends it.
+    const rules = Array.from({ length: 4000 }, (_, i) => `div div div div div div div .n${i % 30}{display:none}`).join('');
+    const deep = `${'<div>'.repeat(200)}${'<p class="n1">x</p>'.repeat(2000)}${'</div>'.repeat(200)}`;
+    const text = renderedText(`<style>${rules}</style>${visible}${deep}`);
+    expect(text).toContain('The river flows north.');
   });
 
   it('honours a rule that shows an element again, and ignores hiding rules that apply to some screens only', () => {

@@ -1,34 +1,52 @@
 import type { EvidenceRecord } from '../../evidence/recording';
-import { isNonAnswer, sameAnswer } from '../../text/answers';
-import type { AnswerData, AnswerDraft, Attribution, Citation, Claim, Confidence, RunRequest, Source } from '../types';
+import { isNonAnswer } from '../../text/answers';
+import type { AnswerData, AnswerDraft, Attribution, Citation, Claim, Confidence, Source } from '../types';
+import { confidenceRank } from '../confidence';
+import type { RunOptions } from '../options';
 import { contextDocument } from './context-documents';
 import { labelsOf, recordDocument, type EvidenceDocument } from './documents';
-import { findAnswer } from './find-answer';
+import { questionFocus, type QuestionFocus } from './question-focus';
+import { bridgedFocus, gradedFind } from './support';
+import { modelVerdicts, type ModelVerdicts } from './support-verdicts';
+import { verdictOf, type CheckedClaim } from './verdict';
+
+export { verdictOf, type CheckedClaim } from './verdict';
 
 /**
  * The attribution layer: every mode's answer is checked here, once. A strategy declares per source the answer and
  * the evidence keys it rests on (a Claim); a citation is verified when the key names a record of this run and the
- * answer occurs in it. Confidence and agreementSources come from verified citations only (docs/CONFIDENCE.md).
+ * answer occurs in it, and graded `supports` or `mentions` (./support.ts, or the model's verdict when
+ * `options.supportCheck: "model"` asked one). Confidence and agreementSources come from supporting citations only
+ * (docs/CONFIDENCE.md).
  */
 
 /** What a run saw: its evidence recording and the context its caller supplied, as documents by key. */
 export interface EvidenceBook {
   document(key: string): EvidenceDocument | undefined;
+  /** What the question asks about, with the entities the run linked from it. */
+  focus(): QuestionFocus;
+  /** The support verdicts a model gave on this run's citations (recorded with its evidence). */
+  verdicts(): ModelVerdicts;
 }
 
-export const evidenceBook = (records: Iterable<EvidenceRecord>, context?: Record<string, unknown>): EvidenceBook => {
+export const evidenceBook = (records: Iterable<EvidenceRecord>, context?: Record<string, unknown>, question = ''): EvidenceBook => {
   const byKey = new Map<string, EvidenceRecord>();
   for (const r of records) if (!byKey.has(r.key)) byKey.set(r.key, r);
   let labels: Map<string, string> | undefined;
+  let focus: QuestionFocus | undefined;
+  let verdicts: ModelVerdicts | undefined;
   const docs = new Map<string, EvidenceDocument | undefined>();
+  const document = (key: string) => {
+    if (!docs.has(key)) {
+      const record = byKey.get(key);
+      docs.set(key, record ? recordDocument(record, (labels ??= labelsOf(byKey.values()))) : contextDocument(context, key));
+    }
+    return docs.get(key);
+  };
   return {
-    document(key) {
-      if (!docs.has(key)) {
-        const record = byKey.get(key);
-        docs.set(key, record ? recordDocument(record, (labels ??= labelsOf(byKey.values()))) : contextDocument(context, key));
-      }
-      return docs.get(key);
-    },
+    document,
+    focus: () => (focus ??= bridgedFocus(questionFocus(question, byKey.values()), byKey.values(), document)),
+    verdicts: () => (verdicts ??= modelVerdicts(question, byKey.values())),
   };
 };
 
@@ -40,110 +58,74 @@ const MAX_VERIFIED_PER_SOURCE = 3;
 const MAX_UNVERIFIED_PER_SOURCE = 2;
 const MAX_KEYS_PER_CLAIM = 200;
 
-/** A computed answer: each operand must be found in some cited record; each record that holds one is cited. */
+const citation = (claim: Claim, key: string, doc: EvidenceDocument, found: { quote: string; url?: string; support: Citation['support'] }): Citation => ({
+  source: claim.source,
+  key,
+  kind: doc.kind,
+  ...(found.url ? { url: found.url } : {}),
+  quote: found.quote,
+  verified: true,
+  support: found.support,
+});
+
+/**
+ * A computed answer: each operand must be found in some cited record; each record that holds one is cited. It
+ * supports the answer when every operand stands in a part of a record that is about the question.
+ */
 const operandCitations = (claim: Claim, operands: string[], book: EvidenceBook): Citation[] => {
   const found = new Map<string, Citation>();
   const missing = new Set(operands);
+  const unsupported = new Set(operands);
   for (const key of [...new Set(claim.keys)].slice(0, MAX_KEYS_PER_CLAIM)) {
     const doc = book.document(key);
     if (!doc) continue;
     for (const operand of operands) {
-      const hit = findAnswer(operand, doc);
+      const hit = gradedFind(operand, doc, book.focus(), claim);
       if (!hit) continue;
       missing.delete(operand);
+      if (hit.support === 'supports') unsupported.delete(operand);
       const prior = found.get(key);
       if (prior) prior.quote = prior.quote?.includes(hit.quote) ? prior.quote : `${prior.quote} … ${hit.quote}`;
-      else found.set(key, { source: claim.source, key, kind: doc.kind, ...(hit.url ? { url: hit.url } : {}), quote: hit.quote, verified: true });
+      else found.set(key, citation(claim, key, doc, hit));
     }
   }
-  if (missing.size === 0 && found.size) return [...found.values()];
+  if (missing.size === 0 && found.size) {
+    const support = unsupported.size === 0 ? 'supports' : 'mentions';
+    return [...found.values()].map((c) => ({ ...c, support }));
+  }
   return [...new Set(claim.keys)].slice(0, MAX_UNVERIFIED_PER_SOURCE).map((key) => ({ source: claim.source, key, kind: book.document(key)?.kind ?? 'missing', verified: false }));
 };
 
+/** A model's verdict on a verified citation replaces the structural grade (options.supportCheck: "model"). */
+const withVerdict = (c: Citation, claim: Claim, book: EvidenceBook): Citation => {
+  const verdict = c.verified && c.quote ? book.verdicts().of(claim.answer, c.quote) : undefined;
+  return verdict ? { ...c, support: verdict, supportBy: 'model' } : c;
+};
+
 const citationsOf = (claim: Claim, book: EvidenceBook): Citation[] => {
-  if (claim.operands?.length) return operandCitations(claim, claim.operands, book);
+  if (claim.operands?.length) return operandCitations(claim, claim.operands, book).map((c) => withVerdict(c, claim, book));
   const verified: Citation[] = [];
   const unverified: Citation[] = [];
   for (const key of [...new Set(claim.keys)].slice(0, MAX_KEYS_PER_CLAIM)) {
     const doc = book.document(key);
-    const found = doc && findAnswer(claim.answer, doc);
-    if (found) verified.push({ source: claim.source, key, kind: doc.kind, ...(found.url ? { url: found.url } : {}), quote: found.quote, verified: true });
+    const found = doc && gradedFind(claim.answer, doc, book.focus(), claim);
+    if (found) verified.push(withVerdict(citation(claim, key, doc, found), claim, book));
     else unverified.push({ source: claim.source, key, kind: doc?.kind ?? 'missing', ...(doc?.url ? { url: doc.url } : {}), verified: false });
-    if (verified.length >= MAX_VERIFIED_PER_SOURCE) break;
+    // Enough quotes, and one of them supports (or none may: a record further on still might).
+    if (verified.length >= MAX_VERIFIED_PER_SOURCE && verified.some((c) => c.support === 'supports')) break;
   }
-  return verified.length ? verified : unverified.slice(0, MAX_UNVERIFIED_PER_SOURCE);
+  if (!verified.length) return unverified.slice(0, MAX_UNVERIFIED_PER_SOURCE);
+  // Supporting citations first, then those that mention, in the order the claim named them.
+  return [...verified.filter((c) => c.support === 'supports'), ...verified.filter((c) => c.support !== 'supports')].slice(0, MAX_VERIFIED_PER_SOURCE);
 };
-
-/**
- * none: no source's answer verified · one_source: exactly one did · all_agree: two or more did and all agree ·
- * two_agree: at least two agree and another differs · conflict: no two agree.
- */
-const agreementOf = (answers: readonly string[]): Confidence => {
-  if (answers.length === 0) return 'none';
-  if (answers.length === 1) return 'one_source';
-  let pairs = 0;
-  let agreeing = 0;
-  for (let i = 0; i < answers.length; i++) {
-    for (let j = i + 1; j < answers.length; j++) {
-      pairs++;
-      if (sameAnswer(answers[i], answers[j])) agreeing++;
-    }
-  }
-  if (agreeing === pairs) return 'all_agree';
-  return agreeing > 0 ? 'two_agree' : 'conflict';
-};
-
-/**
- * Whether the answer the user reads is one a verified source gave (the same answer, or one inside the other), or
- * stands itself in a record a verified citation names. A merge that prefers the model's memory to the sources it
- * was shown writes an answer no evidence holds, however well the sources agree.
- */
-const backedBy = (answer: string, voting: readonly { claim: Claim; citations: Citation[] }[], book: EvidenceBook): boolean =>
-  voting.some(
-    ({ claim, citations }) =>
-      sameAnswer(answer, claim.answer) ||
-      citations.some((c) => {
-        const doc = c.verified ? book.document(c.key) : undefined;
-        return !!doc && !!findAnswer(answer, doc);
-      }),
-  );
-
-/** A claim with the citations the run's evidence gives it: the costly part of attribution (answers looked up in documents). */
-export interface CheckedClaim {
-  claim: Claim;
-  citations: Citation[];
-}
 
 /** Cites every claim that may vote (the model's own knowledge and non-answers never do) against the run's evidence. */
 export const checkClaims = (claims: readonly Claim[], book: EvidenceBook): CheckedClaim[] =>
   claims.filter((c) => c.source !== MODEL_KNOWLEDGE && !isNonAnswer(c.answer) && c.keys.length > 0).map((claim) => ({ claim, citations: citationsOf(claim, book) }));
 
-/**
- * The agreement of the sources with a verified citation, from checked claims. A fallback source (an agent's own
- * answer, derived from the sources it read) votes only when no other source verified. Given the answer the run
- * gives, the verdict is about that answer: when no verified source backs it, it is `none` with no agreement
- * sources, whatever the sources said.
- */
-export const verdictOf = (checked: readonly CheckedClaim[], book: EvidenceBook, answer?: string): Attribution => {
-  const verified = checked.filter((c) => c.citations.some((x) => x.verified));
-  const primary = verified.filter((c) => !c.claim.fallback);
-  const voting = primary.length ? primary : verified;
-  const bySource = new Map<string, string>();
-  for (const { claim } of voting) if (!bySource.has(claim.source)) bySource.set(claim.source, claim.answer);
-  // A fallback that does not vote would only repeat the sources' citations.
-  const shown = primary.length ? checked.filter((c) => !c.claim.fallback) : checked;
-  if (answer !== undefined && !isNonAnswer(answer) && voting.length && !backedBy(answer, voting, book)) {
-    return { confidence: 'none', agreementSources: [], citations: shown.flatMap((c) => c.citations) };
-  }
-  return {
-    confidence: agreementOf([...bySource.values()]),
-    agreementSources: [...bySource.keys()],
-    citations: shown.flatMap((c) => c.citations),
-  };
-};
-
-/** Citations for every claim, and the agreement of the sources with a verified one (checkClaims, then verdictOf). */
-export const attribute = (claims: readonly Claim[], book: EvidenceBook, answer?: string): Attribution => verdictOf(checkClaims(claims, book), book, answer);
+/** Citations for every claim, and the agreement of the sources with a supporting one (checkClaims, then verdictOf). */
+export const attribute = (claims: readonly Claim[], book: EvidenceBook, answer?: string): Attribution =>
+  verdictOf(checkClaims(claims, book), (key) => book.document(key), answer);
 
 /** `https://en.wikipedia.org/wiki/New_York_City` → `New York City`; a URL it cannot read stays as it is. */
 const titleOf = (url: string): string => {
@@ -157,38 +139,31 @@ const titleOf = (url: string): string => {
 
 export const I_DONT_KNOW = "I don't know";
 
-/** Whether an abstaining run says "I don't know": no verified source, or verified sources that all disagree. */
+/** Whether an abstaining run says "I don't know": no supported source, or supported sources that all disagree. */
 export const shouldAbstain = (confidence: Confidence): boolean => confidence === 'none' || confidence === 'conflict';
 
-/**
- * The confidence levels from least to most backed: `options.abstainBelow: <level>` answers "I don't know" under it.
- * A conflict (verified sources that disagree) ranks under one verified source, so `abstainBelow: "one_source"` is
- * `abstain: true`.
- */
-export const CONFIDENCE_LEVELS = ['none', 'conflict', 'one_source', 'two_agree', 'all_agree'] as const satisfies readonly Confidence[];
+/** What an answer's abstention reads of the run's options. */
+export type AbstainOptions = Pick<RunOptions, 'abstain' | 'abstainBelow'>;
 
 /** The threshold `options.abstainBelow` sets, when the confidence falls under it. */
-const thresholdMissed = (confidence: Confidence, options: Record<string, unknown> | undefined): Confidence | undefined => {
-  const below = options?.abstainBelow;
-  const at = CONFIDENCE_LEVELS.indexOf(below as Confidence);
-  return at >= 0 && CONFIDENCE_LEVELS.indexOf(confidence) < at ? (below as Confidence) : undefined;
-};
+const thresholdMissed = (confidence: Confidence, below: Confidence | undefined): Confidence | undefined =>
+  below !== undefined && confidenceRank(confidence) < confidenceRank(below) ? below : undefined;
 
 /**
  * The answer as stored and served: the draft with its citations, confidence and agreement (its claims as `checked`
  * when they were already cited against the same evidence); the pages a verified
- * citation links to join `sources`; `options.abstain` turns an unverified answer into "I don't know", and
+ * citation links to join `sources`; `options.abstain` turns an unsupported answer into "I don't know", and
  * `options.abstainBelow` any answer under that confidence level (recorded as `abstainedBelow`).
  */
-export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, request: RunRequest, checked?: readonly CheckedClaim[]): AnswerData => {
+export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, options: AbstainOptions, checked?: readonly CheckedClaim[]): AnswerData => {
   const { claims, ...fields } = draft;
-  const attribution = verdictOf(checked ?? checkClaims(claims ?? [], book), book, fields.answer);
+  const attribution = verdictOf(checked ?? checkClaims(claims ?? [], book), (key) => book.document(key), fields.answer);
   const sources = [...fields.sources];
   for (const c of attribution.citations) {
     if (!c.verified || !c.url || sources.some((s) => s.url === c.url)) continue;
     sources.push({ title: titleOf(c.url), url: c.url, kind: c.kind });
   }
-  const below = isNonAnswer(fields.answer) ? undefined : thresholdMissed(attribution.confidence, request.options);
-  const abstain = below !== undefined || (request.options?.abstain === true && shouldAbstain(attribution.confidence));
+  const below = isNonAnswer(fields.answer) ? undefined : thresholdMissed(attribution.confidence, options.abstainBelow);
+  const abstain = below !== undefined || (options.abstain && shouldAbstain(attribution.confidence));
   return { ...fields, ...(abstain ? { answer: I_DONT_KNOW } : {}), ...(below ? { abstainedBelow: below } : {}), sources, ...attribution };
 };

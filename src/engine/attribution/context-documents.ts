@@ -1,5 +1,5 @@
-import { renderedText, renderedTextAsync } from '../../web/rendered-text';
-import { proseSegments, type EvidenceDocument, type Segment } from './documents';
+import { renderedPage, renderedPageAsync, type RenderedPage } from '../../web/rendered-text';
+import { markdownTableSegments, proseSegments, type EvidenceDocument, type Segment } from './documents';
 
 /**
  * The evidence a caller supplies with the request is part of what a run saw: program mode's table and linked
@@ -17,32 +17,43 @@ const asRecord = (v: unknown): Record<string, unknown> | undefined => (v && type
 /** A passage named by a Wikipedia link (`/wiki/Leipzig`) links there. */
 const passageUrl = (name: string) => (/^\/wiki\/[^\s]+$/.test(name) ? `https://en.wikipedia.org${name}` : /^https?:\/\//.test(name) ? name : undefined);
 
-/** One segment per cell, quoting its row as "column: cell" pairs. */
+/** What a passage is about, from its name: `/wiki/Clifton_McNeely` → `Clifton McNeely`. */
+const passageTitle = (name: string): string => {
+  const tail = name.replace(/^.*\/wiki\//, '').replace(/_/g, ' ');
+  try {
+    return decodeURIComponent(tail);
+  } catch {
+    return tail;
+  }
+};
+
+/** One segment per cell (with its row), quoting its row as "column: cell" pairs. */
 const tableDocument = (table: Record<string, unknown>): EvidenceDocument => {
   const columns = Array.isArray(table.columns) ? table.columns.map(String) : [];
   const rows = Array.isArray(table.rows) ? table.rows : [];
   const segments: Segment[] = [];
-  for (const row of rows) {
+  for (const [i, row] of rows.entries()) {
     if (!Array.isArray(row) || segments.length >= MAX_CELLS) break;
     const cells = row.map((c) => String(asRecord(c)?.text ?? c ?? ''));
     const quote = cells.map((c, j) => `${columns[j] ?? j}: ${c}`).join(' | ').slice(0, 600);
-    for (const text of cells) if (text.trim()) segments.push({ text, quote });
+    for (const text of cells) if (text.trim()) segments.push({ text, quote, row: i });
   }
   return { key: CONTEXT_TABLE, kind: 'table', segments };
 };
 
 /**
- * A supplied page as its reader sees it (src/web/rendered-text.ts): text that is not drawn (display:none, `hidden`,
- * `<template>`, zero-size fonts, …) never verifies an answer, and words split across inline tags read as one.
- * Rendered once per page object and kept while the request is alive, so each attribution of a run reads it again
- * for free; `renderContextPages` does it ahead, in slices, so the isolate is not held up by a large page.
+ * A supplied page as the model was shown it and its reader sees it (src/web/rendered-text.ts): the one rendering
+ * rag mode's prompt is cut from, so text that is not drawn (display:none, background-coloured, moved off the page, …)
+ * or that the extraction leaves out as furniture never verifies an answer. Rendered once per page object and kept
+ * while the request is alive, so each attribution of a run reads it again for free; `renderContextPages` does it
+ * ahead, in slices, so the isolate is not held up by a large page.
  */
-const rendered = new WeakMap<object, string>();
+const rendered = new WeakMap<object, RenderedPage>();
 
-const pageText = (page: Record<string, unknown>, html: string): string => {
-  let text = rendered.get(page);
-  if (text === undefined) rendered.set(page, (text = renderedText(html.slice(0, MAX_PAGE_CHARS))));
-  return text;
+const pageOf = (page: Record<string, unknown>, html: string): RenderedPage => {
+  let out = rendered.get(page);
+  if (out === undefined) rendered.set(page, (out = renderedPage(html.slice(0, MAX_PAGE_CHARS))));
+  return out;
 };
 
 /** Renders the request's pages ahead of an attribution, handing the event loop back as it goes. */
@@ -50,7 +61,7 @@ export const renderContextPages = async (context: Record<string, unknown> | unde
   const pages = Array.isArray(context?.pages) ? context.pages : [];
   for (const page of pages) {
     const p = asRecord(page);
-    if (p && typeof p.html === 'string' && !rendered.has(p)) rendered.set(p, await renderedTextAsync(p.html.slice(0, MAX_PAGE_CHARS)));
+    if (p && typeof p.html === 'string' && !rendered.has(p)) rendered.set(p, await renderedPageAsync(p.html.slice(0, MAX_PAGE_CHARS)));
   }
 };
 
@@ -64,14 +75,18 @@ export const contextDocument = (context: Record<string, unknown> | undefined, ke
   const passage = /^context passage (.+)$/s.exec(key);
   if (passage) {
     const text = asRecord(context.passages)?.[passage[1]];
-    return typeof text === 'string' ? { key, kind: 'passage', url: passageUrl(passage[1]), segments: proseSegments(text, passageUrl(passage[1])) } : undefined;
+    if (typeof text !== 'string') return undefined;
+    const url = passageUrl(passage[1]);
+    return { key, kind: 'passage', url, segments: proseSegments(text, url), title: passageTitle(passage[1]) };
   }
   const page = /^context page (\d+)$/.exec(key);
   if (page) {
     const p = asRecord(Array.isArray(context.pages) ? context.pages[Number(page[1])] : undefined);
     if (!p || typeof p.html !== 'string') return undefined;
     const url = typeof p.url === 'string' ? p.url : undefined;
-    return { key, kind: 'web', url, segments: proseSegments(pageText(p, p.html), url) };
+    const seen = pageOf(p, p.html);
+    const segments = [...proseSegments(seen.title ? `${seen.title}\n${seen.text}` : seen.text, url), ...seen.tables.flatMap((t) => markdownTableSegments(t, url))];
+    return { key, kind: 'web', url, segments, ...(seen.title ? { title: seen.title } : {}) };
   }
   return undefined;
 };

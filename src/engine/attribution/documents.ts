@@ -13,6 +13,10 @@ export interface Segment {
   url?: string;
   /** A yes/no fact (a SPARQL ASK result): the only kind of segment a yes/no answer can be verified in. */
   truth?: 'yes' | 'no';
+  /** The title of what this segment comes from, where a record holds several (a search hit's page). */
+  title?: string;
+  /** A table cell: its row (what program mode's reads name). */
+  row?: number;
 }
 
 export interface EvidenceDocument {
@@ -21,6 +25,12 @@ export interface EvidenceDocument {
   kind: string;
   url?: string;
   segments: Segment[];
+  /** What the record is about, when it is one page: its title (a support grade reads it, ./support.ts). */
+  title?: string;
+  /** Wikidata ids the request named (a SPARQL query's items, the entity whose statements were listed). */
+  queryIds?: string[];
+  /** Names the request gave (a CRAG KG call's arguments). */
+  queryNames?: string[];
 }
 
 /** Bounds for hostile evidence: a 4 MB page is read up to here, and no segment is longer than a paragraph. */
@@ -45,7 +55,7 @@ export const proseSegments = (text: string, url?: string): Segment[] => {
 };
 
 /** A markdown table: one segment per cell, each quoting its row. */
-const markdownTableSegments = (table: string, url?: string): Segment[] =>
+export const markdownTableSegments = (table: string, url?: string): Segment[] =>
   table
     .split('\n')
     .filter((l) => l.includes('|') && !/^\s*\|?\s*:?-{2,}/.test(l))
@@ -68,6 +78,18 @@ const sparqlSegments = (body: SparqlResults, labels: ReadonlyMap<string, string>
   });
 };
 
+const MAX_QUERY_NAMES = 20;
+
+/** The Q-ids a SPARQL query names (`wd:Q42`, `<http://www.wikidata.org/entity/Q42>`). */
+const idsIn = (text: string): string[] => [...new Set(text.match(/(?<![A-Za-z0-9])Q\d{1,12}(?!\d)/g) ?? [])].slice(0, MAX_QUERY_NAMES);
+
+/** The text arguments of a KG call (`{movie_name: "Inception"}`, lists of names too). */
+const namesIn = (args: Record<string, unknown>): string[] =>
+  Object.values(args)
+    .flatMap((v) => (Array.isArray(v) ? v : [v]))
+    .filter((v): v is string => typeof v === 'string' && v.trim() !== '')
+    .slice(0, MAX_QUERY_NAMES);
+
 const KINDS: Record<string, string> = { search: 'search', page: 'wikipedia', wikidataId: 'wikidata', sparql: 'wikidata', labels: 'wikidata', properties: 'wikidata' };
 
 /** A recorded request → response as segments; a recorded error holds no evidence. */
@@ -76,29 +98,33 @@ export const recordDocument = (record: EvidenceRecord, labels: ReadonlyMap<strin
   if (!('body' in response) || response.body === null) return undefined;
   const body = response.body;
   if (request.source === 'kg') {
-    return { key: record.key, kind: 'kg', segments: proseSegments(typeof body === 'string' ? body : JSON.stringify(body)) };
+    return { key: record.key, kind: 'kg', segments: proseSegments(typeof body === 'string' ? body : JSON.stringify(body)), queryNames: namesIn(request.args) };
   }
-  const doc = (segments: Segment[], url?: string): EvidenceDocument => ({ key: record.key, kind: KINDS[request.method] ?? 'evidence', url, segments });
+  // A support verdict (./support-check.ts) is no evidence: it is read as such by the book, never cited.
+  if (request.source !== 'evidence') return undefined;
+  const doc = (segments: Segment[], url?: string, about: Partial<EvidenceDocument> = {}): EvidenceDocument => ({ key: record.key, kind: KINDS[request.method] ?? 'evidence', url, segments, ...about });
   switch (request.method) {
     case 'search':
-      return doc((body as SearchHit[]).map((h) => ({ text: `${h.title} — ${h.snippet}`.slice(0, MAX_SEGMENT_CHARS), url: h.url })));
+      return doc((body as SearchHit[]).map((h) => ({ text: `${h.title} — ${h.snippet}`.slice(0, MAX_SEGMENT_CHARS), url: h.url, title: h.title })));
     case 'page': {
       const page = body as Page;
       const prose = page.sections.map((s) => `${s.heading}\n${s.text}`).join('\n');
-      return doc([...proseSegments(`${page.title}\n${prose}`, page.url), ...page.tables.flatMap((t) => markdownTableSegments(t, page.url))], page.url);
+      return doc([...proseSegments(`${page.title}\n${prose}`, page.url), ...page.tables.flatMap((t) => markdownTableSegments(t, page.url))], page.url, { title: page.title });
     }
     case 'wikidataId': {
       const id = String(body);
       return doc([{ text: `${String(request.args[0])}: ${id}`, url: wikidataUrl(id) }], wikidataUrl(id));
     }
     case 'sparql':
-      return doc(sparqlSegments(body as SparqlResults, labels));
+      return doc(sparqlSegments(body as SparqlResults, labels), undefined, { queryIds: idsIn(String(request.args[0] ?? '')) });
     case 'labels':
       return doc((body as EntityLabel[]).filter((l) => l.label).map((l) => ({ text: `${l.id}: ${l.label}${l.description ? ` — ${l.description}` : ''}`, url: wikidataUrl(l.id) })));
     case 'properties': {
       // The statements of one entity: they link to that entity.
       const url = wikidataUrl(String(request.args[0]));
-      return doc((body as PropertyUse[]).map((p) => ({ text: `${p.property} (${p.label ?? ''}): ${p.examples.join(', ')}`.slice(0, MAX_SEGMENT_CHARS), url })), url);
+      return doc((body as PropertyUse[]).map((p) => ({ text: `${p.property} (${p.label ?? ''}): ${p.examples.join(', ')}`.slice(0, MAX_SEGMENT_CHARS), url })), url, {
+        queryIds: [String(request.args[0])],
+      });
     }
   }
 };

@@ -40,6 +40,9 @@ const prepare = (doc: EvidenceDocument): Prepared[] => {
   return p;
 };
 
+/** Each segment's text normalised and padded with spaces (cached with the document). */
+export const segmentWords = (doc: EvidenceDocument): string[] => prepare(doc).map((p) => p.words);
+
 const STANDALONE_NUMBER = /(?<![\d:./-])\d[\d,]*(?:\.\d+)?(?![\d:/]|\.\d)/g;
 const numbersIn = (text: string): Set<number> => new Set((text.match(STANDALONE_NUMBER) ?? []).map((n) => Number(n.replace(/,/g, ''))));
 

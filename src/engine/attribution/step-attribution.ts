@@ -1,6 +1,10 @@
 import { applyAnswerFormat } from '../answer-format';
-import type { AnswerData, AnswerDraft, Attribution, Claim, EventInput, RunRequest, StepEvent } from '../types';
+import type { RunOptions } from '../options';
+import type { AnswerData, AnswerDraft, Attribution, Claim, EventInput, StepEvent } from '../types';
 import { checkClaims, finishAnswer, verdictOf, type CheckedClaim, type EvidenceBook } from './attribute';
+
+/** What the stored answer reads of the run's options: abstention and the answer's format. */
+export type AnswerOptions = Pick<RunOptions, 'abstain' | 'abstainBelow' | 'booleanStyle'>;
 
 /** What a step's strategy and the engine ask of attribution: the verdict on claims, and answers as stored. */
 export interface StepAttribution {
@@ -10,6 +14,8 @@ export interface StepAttribution {
   answer(draft: AnswerDraft): AnswerData;
   /** A step's events as stored: every answer draft made an answer. */
   events(events: readonly StepEvent[]): EventInput[];
+  /** The answer–quote pairs of a draft's verified citations that no model verdict covers yet (./support-check.ts). */
+  unjudged(draft: AnswerDraft): Array<{ answer: string; quote: string }>;
 }
 
 /**
@@ -17,7 +23,7 @@ export interface StepAttribution {
  * HQA agent skips its merge call when verified sources agree) are not cited again when its answer is stored. The run's
  * evidence is read once per `version` (it changes when a record is stored), and claims are cited once per evidence.
  */
-export const stepAttribution = (request: RunRequest, readBook: () => EvidenceBook, version: () => number = () => 0): StepAttribution => {
+export const stepAttribution = (options: AnswerOptions, readBook: () => EvidenceBook, version: () => number = () => 0): StepAttribution => {
   let current: { version: number; book: EvidenceBook } | undefined;
   const book = () => {
     const v = version();
@@ -35,14 +41,23 @@ export const stepAttribution = (request: RunRequest, readBook: () => EvidenceBoo
   };
   const answer = (draft: AnswerDraft): AnswerData => {
     const { book: b, checked } = check(draft.claims ?? []);
-    return applyAnswerFormat(finishAnswer(draft, b, request, checked), request);
+    return applyAnswerFormat(finishAnswer(draft, b, options, checked), options);
   };
   return {
     attribute(claims) {
       const { book: b, checked } = check(claims);
-      return verdictOf(checked, b);
+      return verdictOf(checked, (key) => b.document(key));
     },
     answer,
     events: (events) => events.map((e): EventInput => (e.type === 'answer' ? { type: 'answer', data: answer(e.data) } : e)),
+    unjudged(draft) {
+      const pairs = new Map<string, { answer: string; quote: string }>();
+      for (const { claim, citations } of check(draft.claims ?? []).checked) {
+        // A computed answer's quotes hold its operands, not the answer: nothing for a model to judge.
+        if (claim.operands?.length) continue;
+        for (const c of citations) if (c.verified && c.quote && !c.supportBy) pairs.set(`${claim.answer}\u0000${c.quote}`, { answer: claim.answer, quote: c.quote });
+      }
+      return [...pairs.values()];
+    },
   };
 };

@@ -25,6 +25,7 @@ const isConversationState = (state: unknown): state is ConversationState =>
 export const withConversation = <S>(inner: Strategy<S>): Strategy<ConversationState<S>> => ({
   mode: inner.mode,
   description: inner.description,
+  options: inner.options,
   tools: inner.tools,
   checkContext: inner.checkContext?.bind(inner),
   start: () => ({ standalone: null }),

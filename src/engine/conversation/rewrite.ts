@@ -1,4 +1,6 @@
+import * as z from 'zod';
 import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
+import { structuredCall } from '../structured-step';
 import type { ConversationTurn, RunContext, StepEvent } from '../types';
 import prompt from './rewrite.txt';
 
@@ -17,6 +19,20 @@ export const standaloneFrom = (reply: string): string | null => {
   return text || null;
 };
 
+/** The rewrite's reply: the standalone question, on one line and bounded whichever way it came. */
+const REWRITE_REPLY = {
+  name: 'standalone_question',
+  schema: z.object({
+    question: z
+      .string()
+      .transform((q) => standaloneFrom(oneLine(q)) ?? '')
+      .pipe(z.string().min(1)),
+  }),
+  sent: z.object({ question: z.string().meta({ description: 'the question, rewritten to be understood without the conversation' }) }),
+  // A plain reply's question is its first line (the model may add a second); a JSON reply's is all of its field.
+  fromText: (text: string) => ({ question: standaloneFrom(text) ?? '' }),
+};
+
 /** The earlier turns as fenced data, oldest first: nothing in them can pass for an instruction or close its block. */
 const renderTurns = (turns: readonly ConversationTurn[]) =>
   turns.map((t) => fence(t.role === 'user' ? 'USER_TURN' : 'ASSISTANT_TURN', t.content)).join('\n');
@@ -30,15 +46,15 @@ export const rewriteQuestion = async (ctx: RunContext): Promise<{ standalone: st
   const asked = ctx.request.question;
   const turns = ctx.request.conversation ?? [];
   const started = Date.now();
-  const reply = await ctx.llm.chat({
+  const reply = await structuredCall(ctx, {
     purpose: 'rewrite',
     messages: [
       { role: 'system', content: `${prompt.trim()}\n\n${DATA_FENCE_RULE}` },
       { role: 'user', content: `${renderTurns(turns)}\n${fence('QUESTION', asked)}\n\nStandalone question:` },
     ],
     maxTokens: 200,
-  });
-  const standalone = standaloneFrom(reply.text);
+  }, REWRITE_REPLY);
+  const standalone = reply.value?.question ?? null;
   const output = standalone ?? `the rewrite gave no question; answering "${oneLine(asked).slice(0, 300)}" as asked`;
   return {
     standalone: standalone ?? asked,

@@ -2,6 +2,7 @@ import { isAbstention } from '../run-statuses';
 import { SCORERS } from '../scorers/index';
 import type { QuestionRow, ScoreOptions } from '../scorers/types';
 import type { Benchmark, EvalItem, ItemScore, Prediction } from '../types';
+import { compareCitationSupport } from '../metrics/citation-support';
 import { explainingDifferences } from './explain';
 import { compareByCategory, compareMetrics, type CategoryComparison, type MetricComparison } from './metrics';
 
@@ -45,6 +46,8 @@ export interface Comparison {
   flipped: Flip[];
   manifestDiff: { field: string; a: unknown; b: unknown }[];
   unpaired: { onlyA: number; onlyB: number };
+  /** The share (%) of verified citations that support the answer, on the questions both asked (issue 40). */
+  citationSupport: { a: number | null; b: number | null; delta: number | null };
   /** What an abstention threshold (or any other change) did to "I don't know": answers given up and gained. */
   abstention: { a: number; b: number; newlyAbstained: { n: number; wereRight: number; wereWrong: number }; newlyAnswered: { n: number; right: number; wrong: number } };
   /** What could explain the delta besides the systems: runs that did not finish, settings that differ. */
@@ -139,6 +142,7 @@ export const compareEvaluations = (
     flipped,
     manifestDiff: o.manifestDiff,
     unpaired: { onlyA: A.rows.length - paired.length, onlyB: B.rows.length - paired.length },
+    citationSupport: compareCitationSupport(paired.map((i) => i.id), A.predictions, B.predictions),
     abstention: abst,
     warnings: [
       ...(emptyGold ? [`${emptyGold} of the ${paired.length} paired questions have an empty gold answer set, where saying nothing scores as right: read metricsNonEmptyGold`] : []),

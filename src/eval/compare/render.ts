@@ -28,6 +28,7 @@ export const comparisonTable = (c: Comparison, names: { a: string; b: string }):
     ...(c.metricsNonEmptyGold ? [`over the ${c.n - c.emptyGold} questions whose gold is not empty (${c.emptyGold} have an empty gold set):`, ...markdown(header, metricRows(c.metricsNonEmptyGold))] : []),
     ...(categories.length > 1 ? [`${c.mainMetric} per category:`, ...markdown(['category', 'n', 'A', 'B', 'delta', '95% CI of delta'], categories)] : []),
     `B against A on the main per-question score: ${c.wins} wins, ${c.losses} losses, ${c.ties} ties; ${c.flipped.length} questions flipped`,
+    `citations that support the answer: A ${f(c.citationSupport.a)} %, B ${f(c.citationSupport.b)} % of the verified ones (${signed(c.citationSupport.delta)})`,
     `"I don't know": A ${a.a}, B ${a.b}; B newly abstained on ${a.newlyAbstained.n} (A had ${a.newlyAbstained.wereRight} of them right, ${a.newlyAbstained.wereWrong} wrong) and newly answered ${a.newlyAnswered.n} (${a.newlyAnswered.right} right)`,
     ...c.notes,
     `manifest fields that differ: ${c.manifestDiff.map((d) => d.field).join(', ') || 'none'}`,
@@ -62,6 +63,7 @@ export const comparisonHtml = (c: Comparison, names: { a: string; b: string }): 
 ${warnings}
 <p>A = <code>${escapeHtml(names.a)}</code>, B = <code>${escapeHtml(names.b)}</code>. ${c.n} questions asked by both (${c.unpaired.onlyA} only in A, ${c.unpaired.onlyB} only in B, left out). Delta = B − A in points; its 95 % interval is a paired bootstrap over questions; p is McNemar's exact test for 0/1 per-question metrics, a paired permutation test otherwise.</p>
 <table><thead><tr><th>metric</th><th class="num">A</th><th class="num">B</th><th class="num">delta</th><th class="num">95 % CI</th><th class="num">p</th><th>test</th></tr></thead><tbody>${mainRows}</tbody></table>
+<p>Citations that support the answer: A ${f(c.citationSupport.a)} %, B ${f(c.citationSupport.b)} % of the verified ones (${signed(c.citationSupport.delta)} points).</p>
 ${nonEmpty}${categories}
 <p>${c.notes.map(escapeHtml).join('<br>')}</p>
 <p>On the main per-question score B has <b>${c.wins}</b> wins, <b>${c.losses}</b> losses and <b>${c.ties}</b> ties. "I don't know": A ${a.a}, B ${a.b}; B newly abstained on ${a.newlyAbstained.n} (A had ${a.newlyAbstained.wereRight} right, ${a.newlyAbstained.wereWrong} wrong) and newly answered ${a.newlyAnswered.n} (${a.newlyAnswered.right} right).</p>

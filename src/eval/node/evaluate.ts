@@ -3,6 +3,7 @@ import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CragJudge } from '../metrics/crag';
 import type { HybridQAReference } from '../metrics/hybridqa';
+import { citationSupport, type CitationSupport } from '../metrics/citation-support';
 import { accuracyByConfidence, verifiedCitationRate, type GroupStat } from '../report/analysis';
 import { progressReporter } from '../runner/progress';
 import { defaultMode, defaultVariant, optionsSent, requestBody, RUNNER_SETS_DYNAMIC_POLICY, runQuestions } from '../runner/run';
@@ -71,6 +72,8 @@ export interface EvaluationSummary {
   verifiedCitationRate: number | null;
   /** Accuracy (%) and count per confidence level (docs/CONFIDENCE.md). */
   byConfidence: GroupStat[];
+  /** The share of verified citations that support the answer, accuracy by support grade, the citations that only mention it. */
+  citationSupport: CitationSupport;
   files: { predictions: string; metrics: string; report: string; csv: string };
   manifest: EvalManifest;
   honest: HonestFigures;
@@ -220,6 +223,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
   const usage = usageTotals(o.items.map((i) => predictions.get(i.id)?.usage));
   const citationRate = verifiedCitationRate(o.items.map((i) => predictions.get(i.id)));
   const byConfidence = accuracyByConfidence(o.items, predictions, result);
+  const support = citationSupport(o.items, predictions, result.items);
   const written = writeOutputs({
     o: { ...o, manifest: { ...o.manifest, ...more } },
     result,
@@ -230,6 +234,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
       usage,
       verifiedCitationRate: citationRate,
       byConfidence,
+      citationSupport: support,
       ...(dynamic ? { crag: { dynamicPolicy: RUNNER_SETS_DYNAMIC_POLICY ? 'set by the runner' : 'variant default', ...dynamic } } : {}),
       notes: [...(result.notes ?? []), ...(labels?.note ? [labels.note] : []), ...(described.note ? [described.note] : [])],
       ...(labels?.table ? { labels: { file: labels.path, api: labels.table.api ?? null, language } } : {}),
@@ -247,6 +252,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
     usage,
     verifiedCitationRate: citationRate,
     byConfidence,
+    citationSupport: support,
     ...written,
   };
 };

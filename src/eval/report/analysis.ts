@@ -1,7 +1,9 @@
 import { isAnswerCorrect, type ScoreOptions } from '../score';
+import { CONFIDENCE_LEVELS } from '../../engine/confidence';
 import type { EvalItem, Gold, ItemScore, Prediction, ScoreResult } from '../types';
 
-export const AGREEMENT_ORDER = ['all_agree', 'two_agree', 'conflict', 'one_source', 'none'] as const;
+/** The confidence levels as the report lists them: most backed first (the engine's one order, reversed). */
+export const AGREEMENT_ORDER: readonly string[] = [...CONFIDENCE_LEVELS].reverse();
 export const SOURCE_ORDER = ['wikipedia', 'wikidata', 'parametric'] as const;
 
 export interface GroupStat {
@@ -135,13 +137,16 @@ export const accuracyByConfidence = (items: readonly EvalItem[], predictions: Ma
 };
 
 /**
- * The share (0–100) of answered predictions whose answer a verified citation backs (a source in agreementSources;
- * predictions from before agreementSources: any verified citation); null when none answered.
+ * The share (0–100) of answered predictions whose answer a verified citation holds (a source in agreementSources, or
+ * a citation graded `mentions`, which agreementSources leaves out since issue 40; predictions from before
+ * agreementSources: any verified citation); null when none answered. How many of those citations support the answer
+ * is the citation support rate (../metrics/citation-support.ts).
  */
 export const verifiedCitationRate = (predictions: readonly (Prediction | undefined)[]): number | null => {
   const answered = predictions.filter((p): p is Prediction => !!p && !p.error && typeof p.answer === 'string' && p.answer.trim() !== '');
   if (!answered.length) return null;
-  const backed = (p: Prediction) => (p.agreementSources ? p.agreementSources.length > 0 : !!p.citations?.some((c) => c.verified));
+  const backed = (p: Prediction) =>
+    p.agreementSources ? p.agreementSources.length > 0 || !!p.citations?.some((c) => c.verified && c.support === 'mentions') : !!p.citations?.some((c) => c.verified);
   return (100 * answered.filter(backed).length) / answered.length;
 };
 

@@ -8,6 +8,8 @@ import type { EvalManifest } from '../manifest';
 import type { HonestFigures } from '../honest';
 import { manifestHtml, metricCards, questionsHtml, rehearsalBanner, warningsHtml } from './sections';
 import { riskCoverage, riskCoverageHtml } from './risk-coverage';
+import { citationSupport } from '../metrics/citation-support';
+import { citationSupportHtml } from './citation-support';
 
 export interface ReportMeta {
   url?: string;
@@ -83,10 +85,11 @@ ${groupedBarChart(
 )}`)}
 ${section(
   'Accuracy by confidence',
-  `<p>Confidence is the agreement of the sources whose answer a citation verified in the run's evidence (docs/CONFIDENCE.md). Answers with a verified citation: ${
+  `<p>Confidence is the agreement of the sources whose answer a supporting citation verified in the run's evidence (docs/CONFIDENCE.md). Answers with a verified citation: ${
     a.verifiedCitationRate === null ? 'none answered' : `${fmt(a.verifiedCitationRate, 1)}%`
   }.</p>${barChart(groupBars(a.byAgreement), { max: 100, unit: '%', title: 'accuracy by confidence' })}`,
 )}
+${section('Citation support', citationSupportHtml(citationSupport(items, predictions, result.items)))}
 ${section('Selective answering (risk–coverage)', riskCoverageHtml(rc, result.benchmark === 'crag'))}
 ${section('Tool calls per question', `<p>${escapeHtml(summary(a.toolCalls, ''))}</p>${histogram(a.toolCalls, { title: 'tool calls per question' })}`)}
 ${section('Tokens per question', `<p>${escapeHtml(summary(a.tokens, ''))}</p>${histogram(a.tokens, { title: 'tokens per question' })}`)}

@@ -1,12 +1,10 @@
+import { CONFIDENCE_LEVELS, confidenceRank, type Confidence } from '../../engine/confidence';
 import type { EvalItem, ItemScore, Prediction } from '../types';
 import { escapeHtml } from './escape';
 
-/** Confidence levels from least to most backed (as options.abstainBelow ranks them; docs/CONFIDENCE.md). */
-export const CONFIDENCE_RANKING = ['none', 'conflict', 'one_source', 'two_agree', 'all_agree'] as const;
-
 export interface CoverageRow {
   /** Answer only when the confidence is at least this level (`none`: every answer, as the run gave them). */
-  threshold: (typeof CONFIDENCE_RANKING)[number];
+  threshold: Confidence;
   answered: number;
   /** % of the questions answered. */
   coverage: number;
@@ -25,8 +23,6 @@ export interface RiskCoverage {
 
 const IDK = /^\s*(i\s+(do\s+not|don'?t)\s+know|unknown|n\/a|no answer)?\s*[.!]?\s*$/i;
 
-const rank = (c: string | undefined) => Math.max(0, CONFIDENCE_RANKING.indexOf((c ?? 'none') as (typeof CONFIDENCE_RANKING)[number]));
-
 /**
  * Selective answering from one evaluation's predictions: had the service answered only at or above each
  * confidence level (and said "I don't know" below it), what share it answers, how often those answers are right,
@@ -39,10 +35,10 @@ export const riskCoverage = (items: readonly EvalItem[], predictions: Map<string
   const answers = asked.map((i) => {
     const p = predictions.get(i.id);
     const answered = !!p && !p.error && typeof p.answer === 'string' && !IDK.test(p.answer);
-    return { answered, rank: rank(p?.confidence), correct: byId.get(i.id)!.correct };
+    return { answered, rank: confidenceRank(p?.confidence), correct: byId.get(i.id)!.correct };
   });
-  const rows: CoverageRow[] = [...CONFIDENCE_RANKING].reverse().map((threshold) => {
-    const kept = answers.filter((a) => a.answered && a.rank >= rank(threshold));
+  const rows: CoverageRow[] = [...CONFIDENCE_LEVELS].reverse().map((threshold) => {
+    const kept = answers.filter((a) => a.answered && a.rank >= confidenceRank(threshold));
     const right = kept.filter((a) => a.correct).length;
     return {
       threshold,

@@ -11,7 +11,7 @@ export interface RunJson {
   sources?: unknown[];
   confidence?: string;
   agreementSources?: string[];
-  citations?: { source: string; key: string; kind: string; url?: string; quote?: string; verified: boolean }[];
+  citations?: { source: string; key: string; kind: string; url?: string; quote?: string; verified: boolean; support?: 'supports' | 'mentions'; supportBy?: 'model' }[];
   steps?: unknown[];
   usage?: Record<string, unknown>;
   timings?: Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import type { GateClient, GateNamespace } from '../../net/politeness/pass';
+import type { Gate, GateNamespace } from '../../net/politeness/pass';
 import type { GatePolicy } from '../../net/politeness/policy';
 import { checkCall, KG_ENDPOINTS } from '../crag/endpoints';
 import { resultText } from '../crag/result-text';
@@ -7,7 +7,6 @@ import type { KnowledgeApi } from '../crag/types';
 import { EvidenceError } from '../types';
 import { liveHttp, type HttpOptions } from './http';
 import { USER_AGENT } from './index';
-import type { GateCaller } from './politeness';
 
 /**
  * Calls a CRAG mock-KG server through the same HTTP client as Wikipedia and Wikidata (./http.ts): only the 38
@@ -43,14 +42,13 @@ const KG_CONCURRENCY = 4;
 export const kgGateFor = (
   config: Pick<Config, 'CRAG_API_URL' | 'POLITENESS' | 'POLITENESS_MAX_WAIT_MS' | 'POLITENESS_MAX_BACKOFF_MS'>,
   ns: GateNamespace,
-  caller: GateCaller,
   requestTimeoutMs: number,
-): ((url: URL) => GateClient | undefined) => {
+): ((url: URL) => Gate | undefined) => {
   const host = new URL(config.CRAG_API_URL!).host;
   const policy: GatePolicy = { concurrency: KG_CONCURRENCY, leaseMs: requestTimeoutMs + 5_000, maxBackoffMs: config.POLITENESS_MAX_BACKOFF_MS, enforce: config.POLITENESS !== 'off' };
   const backend = ns.get(ns.idFromName(`host:${host}`));
   return (url) =>
-    url.host === host ? { backend, policy, host, maxWaitMs: config.POLITENESS_MAX_WAIT_MS, signal: caller.signal, onWait: caller.onWait, party: caller.party } : undefined;
+    url.host === host ? { backend, policy, host, maxWaitMs: config.POLITENESS_MAX_WAIT_MS } : undefined;
 };
 
 /** Where no knowledge API is configured: every call is refused, nothing is sent. */

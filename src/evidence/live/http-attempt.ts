@@ -1,4 +1,5 @@
-import { GateWaitTooLong, throughGate, type GateClient, type Pass } from '../../net/politeness/pass';
+import { GateWaitTooLong, throughGate, type Gate, type Pass } from '../../net/politeness/pass';
+import type { CallScope } from '../../net/scope';
 import type { GateReport } from '../../net/politeness/policy';
 import { readCapped, readHead } from '../../net/read-capped';
 import { parseRetryAfter } from '../../net/retry';
@@ -17,7 +18,9 @@ export interface ReadLimits {
 
 export interface AttemptSettings {
   /** The politeness gate of a URL's host, if it has one. */
-  gateFor?: (url: URL) => GateClient | undefined;
+  gateFor?: (url: URL) => Gate | undefined;
+  /** Who the requests are for: its signal ends a wait at a gate, and the wait is told. */
+  scope: CallScope;
   limits: ReadLimits;
   /** Seconds a good answer is kept in the gate's cache; 0 keeps none. */
   ttl: number;
@@ -62,9 +65,9 @@ const readExchange = async (res: Response, url: URL, expect: Expect | undefined,
 };
 
 /** The gate's answer: a cached body, or a pass to send; a wait longer than the gate allows is a back-off error. */
-const enterGate = async (gate: GateClient, cacheKey: string | undefined): Promise<Pass> => {
+const enterGate = async (gate: Gate, scope: CallScope, cacheKey: string | undefined): Promise<Pass> => {
   try {
-    return await throughGate(gate, cacheKey);
+    return await throughGate(gate, scope, cacheKey);
   } catch (err) {
     if (err instanceof GateWaitTooLong) throw new EvidenceError(err.message, 'backoff');
     throw err;
@@ -97,7 +100,7 @@ const sendReported = async (s: AttemptSettings, r: LiveRequest, cacheKey: string
 export const attemptOnce = async (s: AttemptSettings, r: LiveRequest, cacheKey: string | undefined, fresh = false): Promise<Exchange> => {
   const gate = s.gateFor?.(r.url);
   if (!gate) return sendReported(s, r, cacheKey, undefined);
-  const pass = await enterGate(gate, fresh ? undefined : cacheKey);
+  const pass = await enterGate(gate, s.scope, fresh ? undefined : cacheKey);
   if (pass.kind === 'granted') return sendReported(s, r, cacheKey, pass.leave);
   const judged = judgeBody(pass.body, r.expect);
   if ('problem' in judged) return attemptOnce(s, r, cacheKey, true);

@@ -1,4 +1,5 @@
-import type { GateClient } from '../../net/politeness/pass';
+import type { Gate } from '../../net/politeness/pass';
+import type { CallScope } from '../../net/scope';
 import { retrying } from '../../net/retry';
 import { sha256Hex } from '../recording';
 import { EvidenceError } from '../types';
@@ -8,6 +9,12 @@ import { answerCache, defaultCache } from './http-cache';
 import { retryDelay } from './http-retry';
 
 export type { Expect } from './http-answer';
+
+/** Who the requests are for (a run step, a tool run by hand): a wait at a gate ends with its signal, and is told, as are cache lookups. */
+export interface RequestScope extends CallScope {
+  /** Told about every cache lookup, for the run's usage. */
+  readonly onCache?: (hit: boolean) => void;
+}
 
 export interface HttpOptions {
   /** Endpoint URLs (origin + path) requests may go to; anything else is refused before any network access. */
@@ -27,9 +34,9 @@ export interface HttpOptions {
    * The politeness gate of a URL's host (shared by every run; its cache also answers what any run fetched before).
    * Absent, or undefined for a host: requests go straight out, cached in `cache`.
    */
-  gateFor?: (url: URL) => GateClient | undefined;
-  /** Told about every cache lookup, for the run's usage. */
-  onCache?: (hit: boolean) => void;
+  gateFor?: (url: URL) => Gate | undefined;
+  /** Who the requests are for. */
+  scope?: RequestScope;
   /** An access token sent as `Authorization: Bearer` to these hosts only (WIKIMEDIA_ACCESS_TOKEN to Wikimedia's API hosts). */
   bearer?: { token: string; hosts: string[] };
 }
@@ -52,6 +59,7 @@ export interface LiveHttp {
 /** What the client's requests share, settled once from its options. */
 interface Client extends AttemptSettings {
   options: HttpOptions;
+  scope: RequestScope;
   endpoints: URL[];
   maxRetries: number;
   maxWaitMs: number;
@@ -75,12 +83,12 @@ const send = async (c: Client, r: LiveRequest, cacheKey?: string): Promise<Excha
 const exchange = async (c: Client, r: LiveRequest, keyText: string): Promise<unknown> => {
   if (c.gateFor?.(r.url)) {
     const ex = await send(c, r, await sha256Hex(keyText));
-    c.options.onCache?.(!!ex.fromCache);
+    c.scope.onCache?.(!!ex.fromCache);
     return ex.data;
   }
   const key = c.cache.keyOf(r.url, r.init);
   const hit = await c.cache.lookup(key);
-  if (key) c.options.onCache?.(!!hit);
+  if (key) c.scope.onCache?.(!!hit);
   if (hit) {
     const judged = judgeBody(await readText(hit, r.url, c.limits), r.expect);
     if ('data' in judged) return judged.data;
@@ -111,6 +119,7 @@ export const liveHttp = (options: HttpOptions): LiveHttp => {
     options,
     endpoints: options.endpoints.map((e) => new URL(e)),
     gateFor: options.gateFor,
+    scope: options.scope ?? {},
     limits: { timeoutMs: options.timeoutMs ?? 15_000, maxBytes: options.maxResponseBytes ?? MAX_RESPONSE_BYTES },
     ttl,
     maxRetries: options.maxRetries ?? 3,

@@ -1,16 +1,9 @@
 import type { Config } from '../../config';
-import { askHold, type GateClient, type GateNamespace } from '../../net/politeness/pass';
-import type { GateHold, GateParty, GatePolicy } from '../../net/politeness/policy';
+import { askHold, type Gate, type GateNamespace } from '../../net/politeness/pass';
+import type { GateHold, GatePolicy } from '../../net/politeness/policy';
 import { mediawikiBudget } from './wikimedia';
 
 export type { GateNamespace } from '../../net/politeness/pass';
-
-/** What a run adds to the gates: its signal (a wait ends with the run), where its waits are told, and whose it is. */
-export interface GateCaller {
-  signal?: AbortSignal;
-  onWait?: (note: string, ms: number) => void;
-  party?: GateParty;
-}
 
 type PolicyConfig = Pick<
   Config,
@@ -64,20 +57,12 @@ export const liveGates = (config: PolicyConfig, requestTimeoutMs: number): Map<s
 const endpointOf = (u: URL) => `${u.host}${u.pathname}`;
 
 /** The gate of a URL's host, for liveHttp's `gateFor`. */
-export const gatesFor = (config: PolicyConfig, ns: GateNamespace, caller: GateCaller, requestTimeoutMs: number) => {
+export const gatesFor = (config: PolicyConfig, ns: GateNamespace, requestTimeoutMs: number) => {
   const gates = liveGates(config, requestTimeoutMs);
-  return (url: URL): GateClient | undefined => {
+  return (url: URL): Gate | undefined => {
     const gate = gates.get(endpointOf(url));
     if (!gate) return undefined;
-    return {
-      backend: ns.get(ns.idFromName(gate.name)),
-      policy: gate.policy,
-      host: url.host,
-      maxWaitMs: config.POLITENESS_MAX_WAIT_MS,
-      signal: caller.signal,
-      onWait: caller.onWait,
-      party: caller.party,
-    };
+    return { backend: ns.get(ns.idFromName(gate.name)), policy: gate.policy, host: url.host, maxWaitMs: config.POLITENESS_MAX_WAIT_MS };
   };
 };
 

@@ -1,5 +1,6 @@
 import { sleep } from '../retry';
-import { tooLongNote, waitNote, type GateBackend, type GateHold, type GateParty, type GatePolicy, type GateReport, type WaitReason } from './policy';
+import type { CallScope } from '../scope';
+import { tooLongNote, waitNote, type GateBackend, type GateHold, type GatePolicy, type GateReport, type WaitReason } from './policy';
 
 /** The POLITENESS_GATE binding, seen only through what the gate answers (one object per host, or per model server and model). */
 export interface GateNamespace {
@@ -7,7 +8,8 @@ export interface GateNamespace {
   get(id: DurableObjectId): GateBackend;
 }
 
-export interface GateClient {
+/** A host's politeness gate as its callers ask it; who asks, and what they are told, is the CallScope of each request. */
+export interface Gate {
   /** The host's gate (one Durable Object per host) and what it enforces there. */
   backend: GateBackend;
   policy: GatePolicy;
@@ -15,12 +17,6 @@ export interface GateClient {
   host: string;
   /** The longest a request waits at the gate in all; a longer back-off fails the request unsent. */
   maxWaitMs: number;
-  /** The run's signal: its wall time and cancel end a wait. */
-  signal?: AbortSignal;
-  /** Told once per request that had to wait, with a sentence for the run's trace. */
-  onWait?: (note: string, ms: number) => void;
-  /** Whose request this is (key and run): a gate serves those it holds in turn, key by key, then run by run. */
-  party?: GateParty;
 }
 
 export type Pass =
@@ -43,37 +39,38 @@ const NOTABLE_HOLD_MS = 250;
  * Every request to a gated host goes through here, retries included, so no run sends while another run's
  * Retry-After is running.
  * @example
- * const pass = await throughGate(client, cacheKey);
+ * const pass = await throughGate(gate, scope, cacheKey);
  * if (pass.kind === 'cached') return pass.body;
  * const res = await fetch(url); await pass.leave({ ms, status: res.status });
  */
-export const throughGate = async (client: GateClient, cacheKey?: string): Promise<Pass> => {
+export const throughGate = async (gate: Gate, scope: CallScope, cacheKey?: string): Promise<Pass> => {
   const started = Date.now();
   let reason: WaitReason | undefined;
   let detail: string | undefined;
   let held = 0;
   for (;;) {
-    client.signal?.throwIfAborted();
-    const admission = await client.backend.enter(client.policy, cacheKey, client.party);
+    scope.signal?.throwIfAborted();
+    const admission = await gate.backend.enter(gate.policy, cacheKey, scope.party);
     const waited = Date.now() - started;
     if (admission.kind === 'granted') held += admission.heldMs ?? 0;
     if (admission.kind !== 'wait') {
       // Told only when the gate made it wait: the round trip to the gate itself is no wait.
-      if (reason || held >= NOTABLE_HOLD_MS) client.onWait?.(waitNote(client.host, waited, reason ?? 'busy', detail), waited);
+      // Told once per request that had to wait.
+      if (reason || held >= NOTABLE_HOLD_MS) scope.onWait?.(waitNote(gate.host, waited, reason ?? 'busy', detail), waited);
       if (admission.kind === 'cached') return admission;
       const lease = admission.lease;
-      if (client.signal?.aborted) {
-        await client.backend.leave(lease, { ms: 0, status: -1 }).catch(() => {});
-        client.signal.throwIfAborted();
+      if (scope.signal?.aborted) {
+        await gate.backend.leave(lease, { ms: 0, status: -1 }).catch(() => {});
+        scope.signal.throwIfAborted();
       }
-      return { kind: 'granted', leave: (report) => client.backend.leave(lease, cacheKey && report.body !== undefined ? { ...report, cacheKey } : report) };
+      return { kind: 'granted', leave: (report) => gate.backend.leave(lease, cacheKey && report.body !== undefined ? { ...report, cacheKey } : report) };
     }
     // The most telling reason wins for the note: a back-off over a budget over a busy slot.
     if (!reason || rank(admission.reason) > rank(reason)) [reason, detail] = [admission.reason, admission.detail];
-    if (waited + admission.ms > client.maxWaitMs) {
-      throw new GateWaitTooLong(tooLongNote(client.host, admission.ms, waited, client.maxWaitMs, admission.reason, admission.detail));
+    if (waited + admission.ms > gate.maxWaitMs) {
+      throw new GateWaitTooLong(tooLongNote(gate.host, admission.ms, waited, gate.maxWaitMs, admission.reason, admission.detail));
     }
-    if (admission.ms > 0) await sleep(admission.ms, client.signal);
+    if (admission.ms > 0) await sleep(admission.ms, scope.signal);
   }
 };
 

@@ -1,9 +1,7 @@
 import { MODEL_KNOWLEDGE, modelKnowledgeSource } from '../../engine/attribution/attribute';
-import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
-import { recipeOf } from '../../engine/recipe';
+import { defineOptions } from '../../engine/options';
 import type { Strategy } from '../../engine/types';
-import paperPrompt from './prompts/parametric-paper.txt';
-import prompt from './prompts/parametric.txt';
+import { PARAMETRIC_RECIPES } from './recipes';
 
 interface ParametricState {
   answered: boolean;
@@ -13,21 +11,14 @@ interface ParametricState {
 export const parametricStrategy: Strategy<ParametricState> = {
   mode: 'parametric',
   description: 'The model answers from its own knowledge in one call (closed-book baseline).',
+  options: defineOptions({}),
   start: () => ({ answered: false }),
   async step(state, ctx) {
     const result = await ctx.llm.chat({
       purpose: 'parametric',
-      answer: true,
-      // The paper's closed-book prompt asks for the answer and nothing else; ours lets the model say it does not know.
-      messages:
-        recipeOf(ctx.request.options) === 'paper'
-          ? [{ role: 'user', content: `${paperPrompt.trim()}\nQuestion: ${oneLine(ctx.request.question)}\nAnswer:` }]
-          : [
-              { role: 'system', content: `${prompt.trim()}\n\n${DATA_FENCE_RULE}` },
-              { role: 'user', content: fence('QUESTION', ctx.request.question) },
-            ],
+      messages: PARAMETRIC_RECIPES[ctx.options.recipe].closedBook(ctx.request.question),
       maxTokens: 256,
-    });
+    }, { answer: true });
     const answer = result.text.trim().replace(/^answer:\s*/i, '') || "I don't know";
     return {
       state: { ...state, answered: true },

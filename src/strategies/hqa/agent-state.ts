@@ -29,6 +29,12 @@ export interface AgentState {
   parametric?: { answer?: string; error?: string };
   /** The answer the extract step produced after the iteration limit. */
   extracted?: string;
+  /**
+   * Native tool protocol (absent: text): the tools go to the model as functions. `failures` counts turns with a
+   * malformed call; at MAX_NATIVE_FAILURES, or when the server refuses functions, `tools` turns to text for the rest
+   * of the run and `fellBack` says why.
+   */
+  protocol?: { tools: 'native' | 'text'; failures: number; fellBack?: string };
 }
 
 /** One step of the loop: the state after it and what it streams. */
@@ -48,7 +54,8 @@ const isAgentState = (s: unknown): s is Partial<AgentState> & { turns: Turn[] } 
 /**
  * An agent state stored before the recipe, the scope and the closed-book switch were kept in it (the single-source
  * agents and `options.recipe` came later): such a run is a hybrid agent of our recipe with the closed-book call.
- * Any other value is returned as it is. Applied once, when such a run is loaded (durable-objects/run/migrations.ts).
+ * Any other value is returned as it is. The agent strategies' `upgradeState` (agent.ts): run storage applies it
+ * once, when it migrates such a run (durable-objects/run/migrations.ts).
  */
 export const withAgentSettings = (state: unknown): unknown =>
   isAgentState(state) ? { recipe: 'ours', scope: 'hybrid', withParametric: true, ...state } : state;

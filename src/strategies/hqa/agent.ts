@@ -1,13 +1,14 @@
 import { I_DONT_KNOW } from '../../engine/attribution/attribute';
 import type { AnswerDraft, RunContext, StepEvent, StepOutcome, Strategy } from '../../engine/types';
 import type { SelectionMode } from '../../fewshot';
-import type { AgentState } from './agent-state';
+import { withAgentSettings, type AgentState } from './agent-state';
 import { answerEntities, entitiesFromTrace } from './answer-entities';
 import type { LibraryLoader } from './examples';
 import { agreedAnswer } from './agreed';
 import { traceClaims } from './claims';
 import { startAgentLoop, stepAgentLoop } from './loop';
-import { answerSources, bestAvailable, collectAnswers, mergeFinalAnswer, readStyle } from './merge';
+import { answerSources, bestAvailable, collectAnswers, mergeFinalAnswer } from './merge';
+import { agentOptions, type AgentOptions } from './options';
 import { AGENT_RECIPES } from './recipes';
 import { sourcesOfScope, type Scope } from './scope';
 import { declaredAnswers } from './trace';
@@ -58,9 +59,9 @@ const singleSourceAnswer = (state: AgentState, answers: Record<string, string>):
  * The run's ending without the merge call, when the sources verified in the evidence agree (agreed.ts): the step's
  * own events (`before`), the note that the merge is skipped, and the answer with its entities; else undefined.
  */
-const agreedEnding = async (state: AgentState, ctx: RunContext, before: StepEvent[] = []): Promise<StepOutcome<AgentState> | undefined> => {
+const agreedEnding = async (state: AgentState, ctx: RunContext<AgentOptions>, before: StepEvent[] = []): Promise<StepOutcome<AgentState> | undefined> => {
   const answers = agentAnswers(state);
-  const agreed = agreedAnswer(ctx, { turns: state.turns, answers, claims: traceClaims(answers, state.turns), style: readStyle(ctx.request.options), recipe: state.recipe });
+  const agreed = agreedAnswer(ctx, { turns: state.turns, answers, claims: traceClaims(answers, state.turns), style: ctx.options.answerStyle, recipe: state.recipe });
   if (!agreed) return undefined;
   const entities = await answerEntities(ctx, state.turns, agreed.draft.answer);
   return { state, done: true, events: [...before, ...agreed.events, { type: 'answer', data: { ...agreed.draft, entities } }] };
@@ -75,13 +76,18 @@ const agreedEnding = async (state: AgentState, ctx: RunContext, before: StepEven
  *            when the sources verified in the evidence agree (agreed.ts).
  * A single-source agent (scope text or graph) has no parametric call and no merge: it answers from its source.
  */
-export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentState> => {
+export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentState, AgentOptions> => {
   const scope = opts.scope ?? 'hybrid';
   return {
     mode: opts.mode,
     description: opts.description,
+    // A library of this build, unless the agent was given a loader of its own (which says what it serves).
+    options: agentOptions(!opts.library, () => opts.selection),
 
     start: (ctx) => startAgentLoop(ctx, { scope, withParametric: scope === 'hybrid', selection: opts.selection, library: opts.library }),
+
+    // A state stored before the recipe, the scope and the closed-book switch were kept in it.
+    upgradeState: (state) => withAgentSettings(state) as AgentState,
 
     async step(state, ctx) {
       if (state.phase !== 'final') {
@@ -98,7 +104,6 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
         const data: AnswerDraft = { answer, answers, sources: answerSources(state.turns, answers), claims: traceClaims(answers, state.turns), entities };
         return { state, done: true, events: [{ type: 'answer', data }] };
       }
-      const o = ctx.request.options ?? {};
       // A run stored before the answer joined the final turn's step reaches it here.
       const ended = await agreedEnding(state, ctx);
       if (ended) return ended;
@@ -107,8 +112,8 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
         turns: state.turns,
         answers,
         claims: traceClaims(answers, state.turns),
-        style: readStyle(o),
-        abstain: o.abstain === true,
+        style: ctx.options.answerStyle,
+        abstain: ctx.options.abstain,
         recipe: state.recipe,
         context: agentResponse(state),
       });

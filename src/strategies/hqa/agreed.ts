@@ -1,5 +1,6 @@
 import type { AnswerDraft, Claim, RunContext, StepEvent } from '../../engine/types';
 import type { Recipe } from '../../engine/recipe';
+import { AGENT_RECIPES } from './recipes';
 import { sameAnswer } from '../../text/answers';
 import { answerSources, SOURCE_NAMES, type AnswerStyle } from './merge';
 import type { Turn } from './trace';
@@ -13,7 +14,7 @@ export const agreedAnswer = (
   ctx: RunContext,
   input: { turns: readonly Turn[]; answers: Record<string, string>; claims: Claim[]; style: AnswerStyle; recipe?: Recipe },
 ): { draft: AnswerDraft; events: StepEvent[] } | undefined => {
-  if (input.recipe !== 'ours') return undefined;
+  if (!input.recipe || !AGENT_RECIPES[input.recipe].skipMergeWhenAgreed) return undefined;
   const { confidence, agreementSources } = ctx.attribute(input.claims);
   if (confidence !== 'all_agree') return undefined;
   const { answers } = input;

@@ -1,11 +1,12 @@
 import type { Recipe } from '../../engine/recipe';
 import type { RunContext } from '../../engine/types';
+import type { AgentOptions } from './options';
+import { AGENT_RECIPES } from './recipes';
 import {
   bundledLibraryNames,
   loadLibrary,
   renderProcess,
   selectExamples,
-  SELECTION_MODES,
   type SelectionMode,
   type SolutionProcess,
 } from '../../fewshot';
@@ -23,24 +24,15 @@ export const defaultLibrary: LibraryLoader = (name) => {
   return loadLibrary(name);
 };
 
-const LIBRARY_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-
 /**
- * The library a run selects from: `options.library`, else the `FEWSHOT_LIBRARY` var, else the variant's own
- * (variants without one, hybridqa, mmqa and crag, borrow mintaka's).
+ * The library a run selects from: `options.library` (its name checked by the options schema, ./options.ts), else the
+ * `FEWSHOT_LIBRARY` var, else the variant's own (variants without one, hybridqa, mmqa and crag, borrow mintaka's).
+ * GET /v1/config names it through the same function.
  */
-export const libraryNameFor = (ctx: RunContext): string => {
-  const asked = ctx.request.options?.library;
-  if (asked !== undefined) {
-    if (typeof asked !== 'string' || !LIBRARY_NAME.test(asked)) {
-      throw new Error('options.library must name a few-shot library folder (lowercase letters, digits, - and _), e.g. "hqa-mintaka".');
-    }
-    return asked;
-  }
-  if (ctx.config.FEWSHOT_LIBRARY) return ctx.config.FEWSHOT_LIBRARY;
-  const variant = ctx.request.variant;
-  return AGENT_LIBRARIES.includes(variant) ? variant : 'mintaka';
-};
+export const agentLibraryName = (library: string | undefined, configured: string | undefined, variant: string): string =>
+  library ?? (configured || (AGENT_LIBRARIES.includes(variant) ? variant : 'mintaka'));
+
+export const libraryNameFor = (ctx: RunContext<AgentOptions>): string => agentLibraryName(ctx.options.library, ctx.config.FEWSHOT_LIBRARY, ctx.request.variant);
 
 export interface Selection {
   /** The mode that actually picked (a fallback is recorded, not hidden). */
@@ -48,9 +40,6 @@ export interface Selection {
   ids: string[];
   texts: string[];
 }
-
-export const readSelectionMode = (value: unknown): SelectionMode =>
-  SELECTION_MODES.includes(value as SelectionMode) ? (value as SelectionMode) : 'dpp';
 
 const noEmbedder = { name: 'unused', dims: 0, embed: async () => [] };
 
@@ -67,7 +56,8 @@ export const chooseExamples = async (
     ids: picked.map((p) => p.id),
     texts: picked.map(renderProcess),
   });
-  const base = { question: input.question, library: input.library, k: input.k, mode: input.mode, seed: input.seed, recipe: input.recipe };
+  const how = AGENT_RECIPES[input.recipe ?? 'ours'].selection;
+  const base = { question: input.question, library: input.library, k: input.k, mode: input.mode, seed: input.seed, ...how };
   if (input.mode === 'zero-shot' || input.k === 0 || input.library.length === 0) return done(input.mode, []);
   // No embedding is needed, so no service is created.
   if (input.mode === 'random') return done(input.mode, await selectExamples({ ...base, embedder: noEmbedder }));

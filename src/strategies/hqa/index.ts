@@ -1,7 +1,6 @@
 export { agentStrategy, createAgentStrategy } from './agent';
 export type { AgentStrategyOptions } from './agent';
 export type { AgentState } from './agent-state';
-export { withAgentSettings } from './agent-state';
 export { randomFewshotStrategy, structuredOnlyStrategy, unstructuredOnlyStrategy, zeroShotStrategy } from './variants';
 export { createLateFusionStrategy, lateFusionStrategy } from './late-fusion-agents';
 export { normaliseAnswer, sameAnswer } from '../../text/answers';

@@ -5,7 +5,8 @@ import { claimsOf } from './claims';
 import { answerEntities, entitiesFromTrace } from './answer-entities';
 import type { LibraryLoader } from './examples';
 import { agreedAnswer } from './agreed';
-import { answerSources, bestAvailable, mergeFinalAnswer, readStyle } from './merge';
+import { answerSources, bestAvailable, mergeFinalAnswer } from './merge';
+import { agentOptions, type AgentOptions } from './options';
 import { startAgentLoop, stepAgentLoop } from './loop';
 import { AGENT_RECIPES } from './recipes';
 import { toolsInScope } from './scope';
@@ -46,16 +47,17 @@ const starting = (scope: 'text' | 'graph', tools: string[]): StepEvent => ({
   data: { text: `${scope === 'text' ? 'Wikipedia' : 'Wikidata'}-only agent starts (tools: ${tools.join(', ')}).` },
 });
 
-export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {}): Strategy<LateFusionState> => ({
+export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {}): Strategy<LateFusionState, AgentOptions> => ({
   mode: 'late-fusion',
   description: 'Baseline (LLM late fusion): a Wikipedia-only agent and a Wikidata-only agent, merged with the closed-book answer.',
+  options: agentOptions(!opts.library, (recipe) => AGENT_RECIPES[recipe].lateFusion.selection),
 
   async start(ctx) {
-    // The paper's late-fusion agents draw their three examples at random (static prompts); ours keep options.fewshot.
-    const paper = ctx.request.options?.recipe === 'paper';
-    const selection = paper ? 'random' : undefined;
+    // The paper's late-fusion agents run in turn and draw their three examples at random (static prompts); ours run
+    // side by side and keep options.fewshot (recipes.ts).
+    const { inTurn, selection } = AGENT_RECIPES[ctx.options.recipe].lateFusion;
     const text = await startAgentLoop(ctx, { scope: 'text', withParametric: true, selection, library: opts.library });
-    if (paper) return { stage: 'text', text };
+    if (inTurn) return { stage: 'text', text };
     const graph = await startAgentLoop(ctx, { scope: 'graph', withParametric: false, selection, library: opts.library });
     return { stage: 'both', text, graph };
   },
@@ -82,17 +84,16 @@ export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {})
     }
     if (state.stage === 'graph') {
       if (!state.graph) {
-        const selection = state.text.recipe === 'paper' ? 'random' : undefined;
+        const { selection } = AGENT_RECIPES[state.text.recipe].lateFusion;
         const graph = await startAgentLoop(ctx, { scope: 'graph', withParametric: false, selection, library: opts.library });
         return { state: { ...state, graph }, events: [announce('graph')] };
       }
       const out = await stepAgentLoop(state.graph, ctx);
       return { state: { ...state, graph: out.state, stage: out.state.phase === 'final' ? 'merge' : 'graph' }, events: out.events };
     }
-    const o = ctx.request.options ?? {};
     const answers = combined(state);
     const claims = claimsFor(state, answers);
-    const agreed = agreedAnswer(ctx, { turns: turnsOf(state), answers, claims, style: readStyle(o), recipe: state.text.recipe });
+    const agreed = agreedAnswer(ctx, { turns: turnsOf(state), answers, claims, style: ctx.options.answerStyle, recipe: state.text.recipe });
     if (agreed) {
       const entities = await answerEntities(ctx, turnsOf(state), agreed.draft.answer);
       return { state, done: true, events: [...agreed.events, { type: 'answer', data: { ...agreed.draft, entities } }] };
@@ -103,8 +104,8 @@ export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {})
       turns: turnsOf(state),
       answers,
       claims,
-      style: readStyle(o),
-      abstain: o.abstain === true,
+      style: ctx.options.answerStyle,
+      abstain: ctx.options.abstain,
       recipe: state.text.recipe,
       context: responses || undefined,
     });

@@ -1,4 +1,6 @@
+import * as z from 'zod';
 import { I_DONT_KNOW, modelKnowledgeSource, shouldAbstain } from '../../engine/attribution/attribute';
+import { structuredCall } from '../../engine/structured-step';
 import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import type { AnswerDraft, Claim, RunContext, Source } from '../../engine/types';
 import type { ChatMessage } from '../../llm/types';
@@ -8,6 +10,7 @@ import finalLong from './prompts/final-long.txt';
 import finalPaper from './prompts/final-paper.txt';
 import finalShort from './prompts/final-short.txt';
 import type { Recipe } from '../../engine/recipe';
+import { AGENT_RECIPES } from './recipes';
 import { agentAnswer, declaredAnswers, sourcesOf, wikidataAnswer, wikipediaAnswer, type Turn } from './trace';
 
 export type AnswerStyle = 'short' | 'long';
@@ -108,6 +111,13 @@ export const paperMergeMessages = (input: { question: string; answers: Record<st
 
 const stripLabel = (text: string) => text.trim().replace(/^(\*\*)?(final answer|answer)\s*:\s*(\*\*)?\s*/i, '').trim();
 
+/** The merge's reply: its answer, as a JSON object under the native protocol, as the reply's text otherwise. */
+const MERGE_REPLY = {
+  name: 'final_answer',
+  schema: z.object({ answer: z.string().meta({ description: 'the answer, in the form the instructions ask for' }) }),
+  fromText: (text: string) => ({ answer: stripLabel(text) }),
+};
+
 /**
  * Final response generation: one `final` call over the source answers and the trace, unless the run abstains.
  * The agreement shown to the model and the hedge come from the engine's verification of `claims`, never from the
@@ -124,7 +134,7 @@ export const mergeFinalAnswer = async (
     claims: Claim[];
     style: AnswerStyle;
     abstain: boolean;
-    /** `paper`: the published merge prompt (short answers); long answers keep ours, the paper has no such step. */
+    /** The agent's recipe (a baseline has none): the published merge prompt for short answers where it says so; long answers keep ours, the paper has no such step. */
     recipe?: Recipe;
     /** The agent's "Assistant Response", which the paper's merge reads as context. */
     context?: string;
@@ -135,19 +145,15 @@ export const mergeFinalAnswer = async (
   const sources = answerSources(turns, answers);
   // The engine would turn any answer into "I don't know" here: the merge call is not worth making.
   if (input.abstain && shouldAbstain(confidence)) return { answer: I_DONT_KNOW, answers, sources, claims };
-  const reply = await ctx.llm.chat({
+  const reply = await structuredCall(ctx, {
     purpose: 'final',
-    answer: true,
     messages:
-      input.recipe === 'paper' && style === 'short'
+      input.recipe && AGENT_RECIPES[input.recipe].mergeReadsResponse && style === 'short'
         ? paperMergeMessages({ question: input.question, answers, context: input.context })
         : mergeMessages({ question: input.question, answers, confidence, turns, style }),
     maxTokens: style === 'long' ? 400 : 120,
-  });
-  let answer = stripLabel(reply.text) || bestAvailable(answers);
+  }, MERGE_REPLY, { answer: true });
+  let answer = stripLabel(reply.value?.answer ?? '') || bestAvailable(answers);
   if (style === 'long' && confidence === 'conflict') answer = `${answer}\n\n${disagreementNote(answers)}`;
   return { answer, answers, sources, claims };
 };
-
-export const readStyle = (options: Record<string, unknown> | undefined): AnswerStyle =>
-  options?.answerStyle === 'long' ? 'long' : 'short';

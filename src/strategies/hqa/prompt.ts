@@ -2,6 +2,7 @@ import type { ChatMessage } from '../../llm/types';
 import type { Tool } from '../../tools/types';
 import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import type { Recipe } from '../../engine/recipe';
+import { AGENT_RECIPES } from './recipes';
 import agentPrompt from './prompts/agent.txt';
 import agentPaperGraph from './prompts/agent-paper-graph.txt';
 import agentPaperText from './prompts/agent-paper-text.txt';
@@ -25,7 +26,7 @@ const PAPER_PROMPTS: Record<Scope, string> = { hybrid: agentPaper, text: agentPa
  */
 export const agentSystemPrompt = (tools: readonly Tool[], recipe: Recipe = 'ours', scope: Scope = 'hybrid'): string => {
   // The data-fence rule is kept under both recipes: it is a defence against injected text, not a change of method.
-  if (recipe === 'paper') {
+  if (AGENT_RECIPES[recipe].publishedPrompt) {
     const paper = PAPER_PROMPTS[scope].trim().replace('{{tools}}', toolList(tools)).replace('{{toolNames}}', tools.map((t) => t.name).join(', '));
     return `${paper}\n\n${DATA_FENCE_RULE}`;
   }
@@ -57,13 +58,24 @@ const cut = (text: string, max: number) =>
  * the last turn's observation is never cut, since it is what the model must react to now.
  */
 export const renderTrajectory = (turns: readonly Turn[], budget = DEFAULT_TRAJECTORY_BUDGET): string => {
+  const observations = fittedObservations(turns, budget);
+  return turns.map((t, i) => renderTurn(t, observations[i])).join('\n');
+};
+
+/**
+ * The turns' observations within `budget` characters of trajectory, old long ones shortened oldest first; the last
+ * batch of observations (the calls of the latest turn) is never cut. Both protocols show the model these.
+ */
+export const fittedObservations = (turns: readonly Turn[], budget = DEFAULT_TRAJECTORY_BUDGET): Array<string | undefined> => {
   const observations = turns.map((t) => t.observation);
   const total = () => turns.map((t, i) => renderTurn(t, observations[i]).length + 1).reduce((a, b) => a + b, 0);
-  for (let i = 0; i < turns.length - 1 && total() > budget; i++) {
+  let latest = turns.length - 1;
+  while (latest > 0 && turns[latest].joined) latest--;
+  for (let i = 0; i < latest && total() > budget; i++) {
     const o = observations[i];
     if (o && o.length > OLD_OBSERVATION_CHARS) observations[i] = cut(o, OLD_OBSERVATION_CHARS);
   }
-  return turns.map((t, i) => renderTurn(t, observations[i])).join('\n');
+  return observations;
 };
 
 /**
@@ -73,7 +85,7 @@ export const renderTrajectory = (turns: readonly Turn[], budget = DEFAULT_TRAJEC
 export const agentShots = (examples: readonly string[], recipe: Recipe = 'ours'): string => {
   const shots = examples.map((e) => e.trim());
   if (!shots.length) return '';
-  return recipe === 'paper'
+  return AGENT_RECIPES[recipe].publishedPrompt
     ? `Here are examples of how to use the tools:\n\n${shots.map((e, i) => `Example ${i + 1}:\n${e}`).join('\n\n')}\n\n`
     : `Worked examples of the format:\n\n${shots.join('\n\n---\n\n')}\n\n---\n\nNow the real question.\n`;
 };

@@ -19,6 +19,10 @@ export interface Turn {
   response?: string;
   /** Keys of the evidence records the tool call produced (what the source's claim cites). */
   records?: string[];
+  /** Native tool protocol: the call as the model made it (its id, its arguments as written); `input` is their text form. */
+  call?: { id: string; arguments: string };
+  /** Another call of the turn before's model reply (parallel calls): no thought and no model call of its own. */
+  joined?: boolean;
 }
 
 /** The declarations of the last final turn, if the agent made any. */

@@ -4,8 +4,9 @@ import type { ContentPart } from '../../llm/types';
 import type { HostFunction, Json } from '../../sandbox/types';
 import { CHECK_OPS, compareInCode, type CheckOp } from './compare';
 import type { ProgramContext } from './input';
+import type { ProgramOptions } from './options';
 import type { Recipe } from '../../engine/recipe';
-import { recipeOf } from '../../engine/recipe';
+import { PROGRAM_RECIPES } from './recipes';
 import checkPaperPrompt from './prompts/check-paper.txt';
 import checkPrompt from './prompts/check.txt';
 import extractPaperPrompt from './prompts/extract-info-paper.txt';
@@ -18,7 +19,7 @@ const cellText = (v: Json): string =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.text === 'string' ? v.text : typeof v === 'string' ? v : JSON.stringify(v);
 
 /** The links a program's cell argument points at: its own links, or those of cells with the same text, or itself as a link. */
-const linksOf = (v: Json, input: ProgramContext): string[] => {
+export const linksOf = (v: Json, input: ProgramContext): string[] => {
   if (v !== null && typeof v === 'object' && !Array.isArray(v) && Array.isArray(v.links) && v.links.length) {
     return v.links.filter((l): l is string => typeof l === 'string');
   }
@@ -60,17 +61,17 @@ const extractInfo = (ctx: RunContext, input: ProgramContext, recipe: Recipe): Ho
   const content: string | ContentPart[] = withImages
     ? [{ type: 'text', text: ask }, ...images.map((url): ContentPart => ({ type: 'image_url', image_url: { url } }))]
     : ask;
-  const paper = recipe === 'paper';
+  const { published, maxTokens } = PROGRAM_RECIPES[recipe].extract;
   // Image reads have their own purpose, so LLM_MODEL_VISION serves them and usage counts them apart.
   const reply = await ctx.llm.chat({
     purpose: withImages ? 'vision' : 'extract_info',
     messages: [
-      { role: 'system', content: `${(paper ? extractPaperPrompt : extractPrompt).trim()}\n\n${DATA_FENCE_RULE}` },
+      { role: 'system', content: `${(published ? extractPaperPrompt : extractPrompt).trim()}\n\n${DATA_FENCE_RULE}` },
       { role: 'user', content },
     ],
-    maxTokens: paper ? 256 : 64,
+    maxTokens,
   });
-  return (paper ? paperAnswer(reply.text) : firstLine(reply.text)) || 'not available';
+  return (published ? paperAnswer(reply.text) : firstLine(reply.text)) || 'not available';
 };
 
 /**
@@ -82,7 +83,7 @@ export const checkValues = (ctx: Pick<RunContext, 'llm'>, recipe: Recipe = 'ours
   if (!CHECK_OPS.includes(operator)) throw new Error(`unknown operator ${JSON.stringify(op)}; use one of ${CHECK_OPS.join(' ')}`);
   const left = cellText(a);
   const right = cellText(b);
-  if (recipe === 'paper') {
+  if (!PROGRAM_RECIPES[recipe].checkInCodeFirst) {
     const reply = await ctx.llm.chat({
       purpose: 'check',
       messages: [
@@ -106,7 +107,7 @@ export const checkValues = (ctx: Pick<RunContext, 'llm'>, recipe: Recipe = 'ours
   return /^\W*(true|yes)\b/i.test(reply.text.trim());
 };
 
-export const hostFunctionsFor = (ctx: RunContext, input: ProgramContext): Record<string, HostFunction> => ({
-  extract_info: extractInfo(ctx, input, recipeOf(ctx.request.options)),
-  check: checkValues(ctx, recipeOf(ctx.request.options)),
+export const hostFunctionsFor = (ctx: RunContext<ProgramOptions>, input: ProgramContext): Record<string, HostFunction> => ({
+  extract_info: extractInfo(ctx, input, ctx.options.recipe),
+  check: checkValues(ctx, ctx.options.recipe),
 });

@@ -1,12 +1,13 @@
 import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import { CONTEXT_TABLE, contextPassageKey } from '../../engine/attribution/context-documents';
-import type { AnswerDraft, RunContext, StepEvent, Strategy } from '../../engine/types';
+import type { AnswerDraft, ClaimReads, RunContext, StepEvent, Strategy } from '../../engine/types';
 import { runProgram } from '../../sandbox';
 import type { Json, RunProgramResult } from '../../sandbox/types';
 import { formatAnswer, isEmptyAnswer } from './answer';
 import { extractCode } from './extract-code';
 import { programExamples } from './fewshot';
-import { hostFunctionsFor } from './host-functions';
+import { claimReads, TRACKED_ENTRY, unwrapReads, withReadTracking } from './cell-reads';
+import { hostFunctionsFor, linksOf } from './host-functions';
 import { linearise, parseProgramContext, toSandboxTable, type ProgramContext } from './input';
 import type { SandboxTable } from './sandbox-table';
 import codePaperPrompt from './prompts/code-paper.txt';
@@ -14,7 +15,9 @@ import codePrompt from './prompts/code.txt';
 import refinePaperPrompt from './prompts/refine-paper.txt';
 import refinePrompt from './prompts/refine.txt';
 import { simplify } from './simplify';
-import { options, thought, type ProgramState } from './state';
+import { programOptions, type ProgramOptions } from './options';
+import { PROGRAM_RECIPES, type ProgramRecipe } from './recipes';
+import { thought, type ProgramState } from './state';
 
 export type { ProgramState } from './state';
 
@@ -29,24 +32,25 @@ const contextOf = (ctx: RunContext): ProgramContext => {
 
 /**
  * The program's answer rests on the table and its linked passages; the engine verifies it there (a computed value
- * that no cell or passage holds stays unverified, however cleanly the program ran).
+ * that no cell or passage holds stays unverified, however cleanly the program ran), and it supports the answer in
+ * the cells the program read and the passages its `extract_info` read (./cell-reads.ts).
  */
-const tableAnswer = (value: string, input: ProgramContext | undefined): AnswerDraft => ({
+const tableAnswer = (value: string, input: ProgramContext | undefined, read?: ClaimReads): AnswerDraft => ({
   answer: value,
   answers: { table: value },
   sources: [{ title: input?.table.title || 'table', kind: 'table' }],
-  claims: [{ source: 'table', answer: value, keys: [CONTEXT_TABLE, ...Object.keys(input?.passages ?? {}).map(contextPassageKey)] }],
+  claims: [{ source: 'table', answer: value, keys: [CONTEXT_TABLE, ...Object.keys(input?.passages ?? {}).map(contextPassageKey)], ...(read ? { read } : {}) }],
 });
 
 // The paper asks for a description of the solution before the code, in the same reply.
 const DESCRIBE_FIRST =
   'First describe your solution in a few sentences to make your plan clear, then write `function solve(table)` in one ```javascript code block.';
 
-const codeMessages = (table: SandboxTable, input: ProgramContext, question: string, examples: number, recipe: 'paper' | 'ours', variant: string) => {
+const codeMessages = (table: SandboxTable, input: ProgramContext, question: string, examples: number, recipe: ProgramRecipe, variant: string) => {
   const shots = programExamples(examples, variant);
   const listing = linearise(table, input.passages, input.images ?? {});
   return [
-    { role: 'system' as const, content: `${(recipe === 'paper' ? codePaperPrompt : codePrompt).trim()}\n\n${DATA_FENCE_RULE}` },
+    { role: 'system' as const, content: `${(recipe.publishedCodePrompt ? codePaperPrompt : codePrompt).trim()}\n\n${DATA_FENCE_RULE}` },
     {
       role: 'user' as const,
       content: [
@@ -54,19 +58,20 @@ const codeMessages = (table: SandboxTable, input: ProgramContext, question: stri
         // The table and its passages come from the caller: fenced as data. The question keeps the examples' one-line
         // form, which nothing in it can break out of.
         `Now the real task.\n${fence('TABLE', listing)}\nQuestion: ${oneLine(question)}`,
-        recipe === 'paper' ? `\n${DESCRIBE_FIRST}` : '',
+        recipe.publishedCodePrompt ? `\n${DESCRIBE_FIRST}` : '',
       ].join('\n'),
     },
   ];
 };
 
 /** Step (b) and (d): one model call that yields a `solve` program. */
-const writeProgram = async (state: ProgramState, ctx: RunContext, input: ProgramContext, refine: boolean) => {
+const writeProgram = async (state: ProgramState, ctx: RunContext<ProgramOptions>, input: ProgramContext, refine: boolean) => {
   const table = toSandboxTable(input);
-  const { recipe, examples } = options(ctx);
+  const examples = ctx.options.fewshot;
+  const recipe = PROGRAM_RECIPES[ctx.options.recipe];
   const messages = !refine
     ? codeMessages(table, input, state.question, examples, recipe, ctx.request.variant)
-    : recipe === 'paper'
+    : recipe.refineInConversation
       ? // The paper continues the conversation: its code prompt, the program it wrote, then what went wrong.
         [
           ...codeMessages(table, input, state.question, examples, recipe, ctx.request.variant),
@@ -98,16 +103,18 @@ const writeProgram = async (state: ProgramState, ctx: RunContext, input: Program
 };
 
 /** Step (c): one sandbox attempt, streamed as action + observation. */
-const runAttempt = async (state: ProgramState, ctx: RunContext, input: ProgramContext) => {
+const runAttempt = async (state: ProgramState, ctx: RunContext<ProgramOptions>, input: ProgramContext) => {
   const code = state.code ?? '';
   const started = Date.now();
-  const result = await runProgram({
-    code,
-    entry: 'solve',
+  const tracked = await runProgram({
+    code: withReadTracking(code),
+    entry: TRACKED_ENTRY,
     args: [toSandboxTable(input) as unknown as Json],
     hostFunctions: hostFunctionsFor(ctx, input),
     caps: { workUnits: ctx.config.SANDBOX_WORK_UNITS },
   });
+  const { value, reads } = tracked.ok ? unwrapReads(tracked.value) : { value: null, reads: [] };
+  const result: RunProgramResult = tracked.ok ? { ...tracked, value } : tracked;
   const ms = Date.now() - started;
   const events: StepEvent[] = [
     { type: 'action', data: { tool: 'program', input: { code } } },
@@ -123,7 +130,7 @@ const runAttempt = async (state: ProgramState, ctx: RunContext, input: ProgramCo
     },
   ];
   const outcome = judge(result);
-  return finishAttempt(state, ctx, input, outcome, events);
+  return finishAttempt(state, ctx, input, { ...outcome, read: claimReads(reads, result.hostCalls, input, (cell) => linksOf(cell, input)) }, events);
 };
 
 const judge = (result: RunProgramResult): { ok: boolean; answer?: string; error?: string } => {
@@ -146,21 +153,21 @@ const judge = (result: RunProgramResult): { ok: boolean; answer?: string; error?
 /** After an attempt: answer, refine, or give up with what there is. */
 const finishAttempt = (
   state: ProgramState,
-  ctx: RunContext,
+  ctx: RunContext<ProgramOptions>,
   input: ProgramContext,
-  outcome: { ok: boolean; answer?: string; error?: string },
+  outcome: { ok: boolean; answer?: string; error?: string; read?: ClaimReads },
   events: StepEvent[],
 ) => {
   const attempts = [...state.attempts, outcome];
   if (outcome.ok && outcome.answer) {
     return {
       state: { ...state, attempts },
-      events: [...events, { type: 'answer' as const, data: tableAnswer(outcome.answer, input) }],
+      events: [...events, { type: 'answer' as const, data: tableAnswer(outcome.answer, input, outcome.read) }],
       done: true,
     };
   }
   const failure = (outcome.error ?? 'no answer').slice(0, MAX_FAILURE_CHARS);
-  if (state.rounds < options(ctx).refineRounds) {
+  if (state.rounds < ctx.options.refineRounds) {
     return {
       state: { ...state, attempts, failure, phase: 'refine' as const },
       events: [...events, thought(`The attempt gave no usable answer (${failure.split('\n')[0]}); asking for a corrected program.`)],
@@ -187,8 +194,9 @@ const finishAttempt = (
  * and repair it from its error up to `options.refineRounds` times (2; 1 under `options.recipe: "paper"`). One model call or one sandbox
  * attempt per step.
  */
-export const programStrategy: Strategy<ProgramState> = {
+export const programStrategy: Strategy<ProgramState, ProgramOptions> = {
   mode: 'program',
+  options: programOptions,
   description: 'Writes a JavaScript program over the given table (extract_info/check helpers), runs it in a sandbox, refines it on failure.',
   checkContext(context) {
     const parsed = parseProgramContext(context);
@@ -198,7 +206,7 @@ export const programStrategy: Strategy<ProgramState> = {
     const parsed = parseProgramContext(ctx.request.context);
     const base = { question: ctx.request.question, rounds: 0, attempts: [] };
     if (!parsed.ok) return { ...base, phase: 'invalid', invalid: parsed.message };
-    return { ...base, phase: options(ctx).simplify ? 'simplify' : 'generate' };
+    return { ...base, phase: ctx.options.simplify ? 'simplify' : 'generate' };
   },
   async step(state, ctx) {
     if (state.phase === 'invalid') {
@@ -218,6 +226,6 @@ export const programStrategy: Strategy<ProgramState> = {
   },
   partial(state) {
     const answered = [...state.attempts].reverse().find((a) => a.ok && a.answer);
-    return answered?.answer ? tableAnswer(answered.answer, undefined) : null;
+    return answered?.answer ? tableAnswer(answered.answer, undefined, answered.read) : null;
   },
 };

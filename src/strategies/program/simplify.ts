@@ -5,7 +5,9 @@ import type { ProgramContext } from './input';
 import simplifyPaperPrompt from './prompts/simplify-paper.txt';
 import simplifyPrompt from './prompts/simplify.txt';
 import { retrieveSentences } from './sentence-retriever';
-import { options, thought, type ProgramState } from './state';
+import type { ProgramOptions } from './options';
+import { PROGRAM_RECIPES } from './recipes';
+import { thought, type ProgramState } from './state';
 
 const SIMPLIFY_PASSAGES = 3;
 
@@ -81,5 +83,5 @@ const simplifyByPassages = async (state: ProgramState, ctx: RunContext, input: P
 };
 
 /** Step (a): rewrite the question with what the linked passages say about its cells, the recipe's way. */
-export const simplify = (state: ProgramState, ctx: RunContext, input: ProgramContext) =>
-  options(ctx).recipe === 'paper' ? simplifyBySentences(state, ctx, input) : simplifyByPassages(state, ctx, input);
+export const simplify = (state: ProgramState, ctx: RunContext<ProgramOptions>, input: ProgramContext) =>
+  PROGRAM_RECIPES[ctx.options.recipe].simplifyFrom === 'sentences' ? simplifyBySentences(state, ctx, input) : simplifyByPassages(state, ctx, input);

@@ -3,7 +3,8 @@ import type { RunContext, StepOutcome } from '../../engine/types';
 import { evaluateExpression } from '../../sandbox';
 import prompt from './prompts/calculator.txt';
 import { formatReferences } from './references';
-import type { RagOptions, RagState } from './state';
+import type { RagOptions } from './options';
+import type { RagState } from './state';
 
 const MAX_EXPRESSIONS = 6;
 const MAX_EXPRESSION_CHARS = 300;

@@ -6,23 +6,22 @@ import { kgChooseStep, kgFetchStep } from './kg-step';
 import { parametricStep } from './parametric';
 import { reasoningStep, summarizeStep } from './reasoning';
 import { ragContextProblem, retrieveStep } from './retrieve';
-import { ragOptions, type Phase, type RagState } from './state';
+import { ragOptions, type RagOptions } from './options';
+import type { Phase, RagState } from './state';
 
 export type { RagState } from './state';
 
-type StepFn = (state: RagState, ctx: RunContext) => Promise<StepOutcome<RagState>>;
-
-const optionsOf = (ctx: RunContext) => ragOptions(ctx.request.options, ctx.request.variant);
+type StepFn = (state: RagState, ctx: RunContext<RagOptions>) => Promise<StepOutcome<RagState>>;
 
 /** The pipeline, one module per step, in the order of the CRAG hybrid-RAG solution. */
 const STEPS: Record<Phase, StepFn> = {
-  attribute: (s, ctx) => attributeStep(s, ctx, optionsOf(ctx)),
-  retrieve: (s, ctx) => retrieveStep(s, ctx, optionsOf(ctx)),
-  calculator: (s, ctx) => calculatorStep(s, ctx, optionsOf(ctx)),
+  attribute: (s, ctx) => attributeStep(s, ctx, ctx.options),
+  retrieve: (s, ctx) => retrieveStep(s, ctx, ctx.options),
+  calculator: (s, ctx) => calculatorStep(s, ctx, ctx.options),
   parametric: parametricStep,
-  kg: (s, ctx) => kgChooseStep(s, ctx, optionsOf(ctx)),
+  kg: (s, ctx) => kgChooseStep(s, ctx, ctx.options),
   kg_fetch: kgFetchStep,
-  reasoning: (s, ctx) => reasoningStep(s, ctx, optionsOf(ctx)),
+  reasoning: (s, ctx) => reasoningStep(s, ctx, ctx.options),
   summarize: summarizeStep,
 };
 
@@ -33,8 +32,9 @@ const STEPS: Record<Phase, StepFn> = {
  * with a false-premise check → mock-KG API by entity extraction and rules (or model-written calls) → reasoning
  * along guiding questions in a strict format, rescued by a summariser when the format breaks.
  */
-export const ragStrategy: Strategy<RagState> = {
+export const ragStrategy: Strategy<RagState, RagOptions> = {
   mode: 'rag',
+  options: ragOptions,
   description: 'CRAG-style hybrid RAG over web pages: attribute predictor, retrieval, calculator, knowledge extractor, KG API, reasoning.',
   checkContext: ragContextProblem,
   start: () => ({ phase: 'attribute', refs: [], sources: [], calculations: [], kgCalls: [], kgResults: [] }),

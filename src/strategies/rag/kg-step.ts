@@ -1,14 +1,33 @@
+import * as z from 'zod';
+import { structuredCall } from '../../engine/structured-step';
 import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import type { RunContext, StepOutcome } from '../../engine/types';
 import { requestKey } from '../../evidence/recording';
 import { checkCall, describeEndpoints, parseCalls } from './kg/client';
-import { parseEntities } from './kg/entities';
+import { entitiesJsonIn, kgEntitiesSchema, kgEntitiesShape, presentEntities } from './kg/entities';
 import { planKgCalls, runPlan, type RulePlan } from './kg/rules';
 import entitiesPrompt from './prompts/kg-entities.txt';
 import prompt from './prompts/kg.txt';
-import type { RagOptions, RagState } from './state';
+import type { RagOptions } from './options';
+import type { RagState } from './state';
 
 const MAX_CALLS = 3;
+
+/** The entity extractor's reply: the fields the rules read, validated by the one entities schema whichever way it came. */
+const ENTITIES_REPLY = { name: 'question_entities', schema: kgEntitiesSchema, sent: kgEntitiesShape, fromText: entitiesJsonIn };
+
+/**
+ * The API calls the model chose: `{calls: [...]}` as a reply schema (a JSON reply must be an object), the bare array the
+ * text prompt asks for otherwise. Each call is then checked against its endpoint's own schema (checkCall).
+ */
+const CALLS_REPLY = {
+  name: 'knowledge_api_calls',
+  schema: z.object({ calls: z.array(z.unknown()).max(20) }),
+  sent: z.object({
+    calls: z.array(z.object({ endpoint: z.string(), args: z.record(z.string(), z.unknown()) })).max(MAX_CALLS).meta({ description: 'at most three calls; none when no endpoint helps' }),
+  }),
+  fromText: (text: string) => ({ calls: parseCalls(text) }),
+};
 
 const describePlan = (plan: RulePlan) =>
   plan.map((p) => ('endpoint' in p ? `call ${p.endpoint} ${JSON.stringify(p.args)}` : p.resolve === 'ticker'
@@ -29,15 +48,15 @@ const kgEntitiesStep = async (state: RagState, ctx: RunContext): Promise<StepOut
   const domain = state.attribute?.domain ?? 'open';
   const queryTime = (ctx.request.context?.queryTime as string | undefined) ?? 'unknown';
   const started = Date.now();
-  const reply = await ctx.llm.chat({
+  const reply = await structuredCall(ctx, {
     purpose: 'kg',
     messages: [
       { role: 'system', content: `${entitiesPrompt.trim()}\n\n${DATA_FENCE_RULE}` },
       { role: 'user', content: `Domain: ${domain}\nQuery time: ${oneLine(String(queryTime)).slice(0, 60)}\n${fence('QUESTION', question)}` },
     ],
     maxTokens: 200,
-  });
-  const entities = parseEntities(reply.text);
+  }, ENTITIES_REPLY);
+  const entities = reply.value ? presentEntities(reply.value) : {};
   const plan = planKgCalls(domain, entities, question);
   return {
     state: { ...state, kgEntities: entities, phase: plan.length ? 'kg_fetch' : 'reasoning' },
@@ -71,15 +90,15 @@ const kgCallsStep = async (state: RagState, ctx: RunContext): Promise<StepOutcom
   }
   const domain = state.attribute?.domain;
   const started = Date.now();
-  const reply = await ctx.llm.chat({
+  const reply = await structuredCall(ctx, {
     purpose: 'kg',
     messages: [
       { role: 'system', content: `${prompt.replace('{{endpoints}}', describeEndpoints(domain)).trim()}\n\n${DATA_FENCE_RULE}` },
       { role: 'user', content: `${fence('QUESTION', question)}\nQuery time: ${oneLine((ctx.request.context?.queryTime as string | undefined) ?? 'unknown')}` },
     ],
     maxTokens: 300,
-  });
-  const checked = parseCalls(reply.text).slice(0, MAX_CALLS).map(checkCall);
+  }, CALLS_REPLY);
+  const checked = (reply.value?.calls ?? []).slice(0, MAX_CALLS).map(checkCall);
   const calls = checked.flatMap((c) => (c.ok ? [c.call] : []));
   const rejected = checked.flatMap((c) => (c.ok ? [] : [c.error]));
   const lines = [

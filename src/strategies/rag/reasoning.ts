@@ -6,7 +6,9 @@ import prompt from './prompts/reasoning.txt';
 import summarizePrompt from './prompts/summarize.txt';
 import { reasoningInput } from './references';
 import { readContext } from './retrieve';
-import type { RagOptions, RagState } from './state';
+import type { RagOptions } from './options';
+import { RAG_RECIPES } from './recipes';
+import type { RagState } from './state';
 
 const MAX_DRAFT = 4000;
 
@@ -29,13 +31,12 @@ export const reasoningStep = async (state: RagState, ctx: RunContext, o: RagOpti
   const started = Date.now();
   const reply = await ctx.llm.chat({
     purpose: 'reasoning',
-    answer: true,
     messages: [
-      { role: 'system', content: `${(o.recipe === 'paper' ? paperPrompt : prompt).trim()}\n\n${DATA_FENCE_RULE}` },
+      { role: 'system', content: `${(RAG_RECIPES[o.recipe].publishedReasoningPrompt ? paperPrompt : prompt).trim()}\n\n${DATA_FENCE_RULE}` },
       { role: 'user', content: reasoningInput(ctx.request.question, queryTime, state) },
     ],
     maxTokens: 800,
-  });
+  }, { answer: true });
   const parsed = parseReasoning(reply.text);
   const action = { type: 'action' as const, data: { tool: 'reasoning', input: { references: state.refs.length + state.kgResults.length, calculations: state.calculations.length } } };
   if (!parsed) {

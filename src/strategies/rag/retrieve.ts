@@ -4,7 +4,8 @@ import { contextPageKey } from '../../engine/attribution/context-documents';
 import type { RunContext, Source, StepOutcome } from '../../engine/types';
 import { requestKey } from '../../evidence/recording';
 import { chunkSentences, processPageAsync, rankTables, rankTexts, splitSentences, type MarkdownTable } from '../../web';
-import type { RagOptions, RagState, Reference } from './state';
+import type { RagOptions } from './options';
+import type { RagState, Reference } from './state';
 
 const pageSchema = z.object({ url: z.string().max(4000).default(''), html: z.string(), lastModified: z.string().optional() });
 const contextSchema = z.object({ pages: z.array(pageSchema).max(50).optional(), queryTime: z.string().optional() }).passthrough();

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { defineOptions, intOption, type OptionsOf } from '../../engine/options';
 import type { Strategy } from '../../engine/types';
 import type { Tool } from '../../tools/types';
 
@@ -55,24 +56,34 @@ interface ToolLoopState {
   pendingThought: boolean;
 }
 
-export const toolLoopStrategy: Strategy<ToolLoopState> = {
+const toolLoopOptions = defineOptions({
+  calls: intOption(0, 1_000).default(3),
+  delayMs: intOption(0, 60_000).default(0),
+  runKey: z.string().max(200).optional(),
+  think: z.boolean().default(false),
+  gated: z.boolean().default(false),
+  failStart: z.boolean().default(false),
+});
+
+export const toolLoopStrategy: Strategy<ToolLoopState, OptionsOf<typeof toolLoopOptions>> = {
   mode: 'test-tool-loop',
   description: 'Test only: calls the tick tool options.calls times, then asks the model for an answer.',
+  options: toolLoopOptions,
   tools: [tickTool],
   start: (ctx) => {
     // options.failStart: a strategy whose start throws (the engine must end the run, not crash on a missing state).
-    if (ctx.request.options?.failStart) throw new Error('start failed on purpose');
-    return { next: 1, calls: Number(ctx.request.options?.calls ?? 3), pendingThought: true };
+    if (ctx.options.failStart) throw new Error('start failed on purpose');
+    return { next: 1, calls: ctx.options.calls, pendingThought: true };
   },
   async step(state, ctx) {
-    const delayMs = Number(ctx.request.options?.delayMs ?? 0);
+    const { delayMs } = ctx.options;
     if (state.next <= state.calls) {
-      const input = { runKey: String(ctx.request.options?.runKey ?? ctx.runId), n: state.next, delayMs };
+      const input = { runKey: ctx.options.runKey ?? ctx.runId, n: state.next, delayMs };
       // With options.think, each tick is preceded by a model call, to exercise the model-call limits.
-      const thought = ctx.request.options?.think
+      const thought = ctx.options.think
         ? (await ctx.llm.chat({ purpose: 'agent', messages: [{ role: 'user', content: `tick ${state.next}?` }] })).text
         : `I need tick ${state.next}.`;
-      if (ctx.request.options?.gated) await gate(input.runKey, input.n);
+      if (ctx.options.gated) await gate(input.runKey, input.n);
       const obs = await ctx.runTool('tick', input);
       return {
         state: { ...state, next: state.next + 1 },
@@ -83,7 +94,7 @@ export const toolLoopStrategy: Strategy<ToolLoopState> = {
         ],
       };
     }
-    const reply = await ctx.llm.chat({ purpose: 'final', answer: true, messages: [{ role: 'user', content: ctx.request.question }] });
+    const reply = await ctx.llm.chat({ purpose: 'final', messages: [{ role: 'user', content: ctx.request.question }] }, { answer: true });
     return {
       state,
       done: true,

@@ -2,7 +2,8 @@ import { fnv1a } from '../../../embeddings/local';
 import { mulberry32 } from '../../../fewshot/prng';
 import { I_DONT_KNOW } from '../../../engine/attribution/attribute';
 import { claimsOf } from '../claims';
-import { answerSources, collectAnswers, mergeFinalAnswer, readStyle } from '../merge';
+import { answerSources, collectAnswers, mergeFinalAnswer } from '../merge';
+import { lateFusionRandomOptions, pipelineOptions } from '../options';
 import { createPipelineStrategy, derive, type PipelineTurn, type Stage } from './pipeline';
 
 /**
@@ -29,11 +30,12 @@ const branchClaims = (answers: Record<string, string>, turns: readonly PipelineT
 export const lateFusionPipelineStrategy = createPipelineStrategy({
   mode: 'late-fusion-pipeline',
   description: 'Baseline: separate fixed text and graph pipelines (no agent), whose answers one model call merges.',
+  options: pipelineOptions,
   stages: lateFusionStages,
   finish: (ctx, turns) => {
-    const o = ctx.request.options ?? {};
     const answers = pipelineAnswers(turns, ctx.request.question);
-    return mergeFinalAnswer(ctx, { question: ctx.request.question, turns, answers, claims: branchClaims(answers, turns), style: readStyle(o), abstain: o.abstain === true });
+    const { answerStyle: style, abstain } = ctx.options;
+    return mergeFinalAnswer(ctx, { question: ctx.request.question, turns, answers, claims: branchClaims(answers, turns), style, abstain });
   },
 });
 
@@ -48,9 +50,10 @@ const coin = (seed: number) => mulberry32(fnv1a(`late-fusion-random:${seed}`))()
 export const lateFusionRandomStrategy = createPipelineStrategy({
   mode: 'late-fusion-random',
   description: 'Baseline: separate text and graph pipelines; one of their answers is picked at random (seeded).',
+  options: lateFusionRandomOptions,
   stages: lateFusionStages,
   finish: async (ctx, turns) => {
-    const seed = typeof ctx.request.options?.seed === 'number' ? ctx.request.options.seed : 1;
+    const { seed } = ctx.options;
     const answers = pipelineAnswers(turns, ctx.request.question);
     const candidates = (['wikipedia', 'wikidata'] as const).filter((k) => answers[k]);
     const pick = candidates.length === 2 ? candidates[Math.floor(coin(seed) * 2)] : candidates[0];

@@ -1,3 +1,4 @@
+import type { ModeOptions, RunOptions } from '../../../engine/options';
 import type { AnswerDraft, RunContext, StepEvent, Strategy } from '../../../engine/types';
 import { traceClaims } from '../claims';
 import { answerSources, bestAvailable, collectAnswers } from '../merge';
@@ -29,7 +30,7 @@ export interface PipelineState {
 }
 
 /** Closes the run from the turns; the only step that may call a model besides the tools. */
-export type Finish = (ctx: RunContext, turns: readonly PipelineTurn[]) => Promise<AnswerDraft>;
+export type Finish<O extends RunOptions> = (ctx: RunContext<O>, turns: readonly PipelineTurn[]) => Promise<AnswerDraft>;
 
 const okTurn = (earlier: readonly PipelineTurn[], tool: string) =>
   [...earlier].reverse().find((t) => t.tool === tool && !t.error && t.observation);
@@ -58,14 +59,16 @@ export const derive = {
   },
 };
 
-export const createPipelineStrategy = (opts: {
+export const createPipelineStrategy = <O extends RunOptions>(opts: {
   mode: string;
   description: string;
+  options: ModeOptions<O>;
   stages: readonly Stage[];
-  finish: Finish;
-}): Strategy<PipelineState> => ({
+  finish: Finish<O>;
+}): Strategy<PipelineState, O> => ({
   mode: opts.mode,
   description: opts.description,
+  options: opts.options,
   start: (ctx) => ({ question: ctx.request.question, next: 0, turns: [], stopped: [] }),
   async step(state, ctx) {
     const question = ctx.request.question;

@@ -1,5 +1,6 @@
 import { traceClaims } from '../claims';
-import { collectAnswers, mergeFinalAnswer, readStyle } from '../merge';
+import { collectAnswers, mergeFinalAnswer } from '../merge';
+import { pipelineOptions } from '../options';
 import { createPipelineStrategy, derive, type Stage } from './pipeline';
 
 const GRAPH = 'graph';
@@ -16,17 +17,17 @@ export const staticPipelineStages: Stage[] = [
 export const staticPipelineStrategy = createPipelineStrategy({
   mode: 'static-pipeline',
   description: 'Baseline: a fixed wikisearch → getWikidataID → generateQuery → runQuery → getLabel pipeline, then the answer merge.',
+  options: pipelineOptions,
   stages: staticPipelineStages,
   finish: (ctx, turns) => {
-    const o = ctx.request.options ?? {};
     const answers = collectAnswers(turns, ctx.request.question);
     return mergeFinalAnswer(ctx, {
       question: ctx.request.question,
       turns,
       answers,
       claims: traceClaims(answers, turns),
-      style: readStyle(o),
-      abstain: o.abstain === true,
+      style: ctx.options.answerStyle,
+      abstain: ctx.options.abstain,
     });
   },
 });

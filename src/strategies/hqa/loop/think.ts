@@ -1,17 +1,22 @@
 import { contextWindow } from '../../../engine/context-window';
 import { LimitError, type RunContext, type StepEvent } from '../../../engine/types';
-import type { ChatResult } from '../../../llm/types';
+import { LLMError, type ChatResult } from '../../../llm/types';
+import { toolDefinitions } from '../../../tools/definitions';
 import type { Tool } from '../../../tools/types';
 import { nextPhase, thoughtEvent, type AgentState, type LoopStep } from '../agent-state';
 import { parseTurn, resolveTool, type ParsedTurn } from '../parse-step';
 import { agentMessages, agentShots } from '../prompt';
+import { nativeAgentMessages, nativeShots } from '../prompt-native';
 import { AGENT_RECIPES } from '../recipes';
 import { toolsInScope } from '../scope';
 import type { Turn } from '../trace';
+import { afterNativeTurn, refusedFunctions } from './native-turn';
 
 const formatHelp = (reason: string, tools: string[]) =>
   `${reason} Reply in the format "Thought: ..." then "Action: <tool>" and "Action Input: <input>", ` +
   `or "Thought: ..." then "Final Answer: <answer>". Tools: ${tools.join(', ')}.`;
+
+const native = (state: AgentState) => state.protocol?.tools === 'native';
 
 const agentCall = (state: AgentState, ctx: RunContext, tools: Tool[]) => {
   // Step n+1's prompt extends step n's, so a provider's prefix cache serves all of it but the new turn. Shortening
@@ -19,6 +24,16 @@ const agentCall = (state: AgentState, ctx: RunContext, tools: Tool[]) => {
   // (src/engine/prompt-fit.ts); without, the trajectory keeps its fixed budget rather than be refused each step.
   const windowKnown = contextWindow(ctx.config, 'agent', ctx.config.LLM_MODELS?.agent ?? ctx.llm.model) !== undefined;
   const { examples, turns, recipe, scope } = state;
+  if (native(state)) {
+    return ctx.llm.chat({
+      purpose: 'agent',
+      messages: nativeAgentMessages({ examples, question: ctx.request.question, turns, scope, ...(windowKnown ? { budget: Infinity } : {}) }),
+      droppable: [nativeShots(examples)],
+      tools: toolDefinitions(tools),
+      toolChoice: 'auto',
+      maxTokens: 600,
+    });
+  }
   return ctx.llm.chat({
     purpose: 'agent',
     messages: agentMessages({ tools, examples, question: ctx.request.question, turns, recipe, scope, ...(windowKnown ? { budget: Infinity } : {}) }),
@@ -82,7 +97,13 @@ export const think = async (state: AgentState, ctx: RunContext): Promise<LoopSte
   // Side by side, so the closed-book answer adds no latency.
   const [agent, closedBook] = await Promise.allSettled([agentCall(state, ctx, tools), wantClosedBook ? closedBookCall(ctx, state) : Promise.resolve(undefined)]);
   const parametric = wantClosedBook ? closedBookOutcome(closedBook) : state.parametric;
-  if (agent.status === 'rejected') throw agent.reason;
-  const counted: AgentState = { ...state, ...(parametric ? { parametric } : {}), iterations: state.iterations + 1 };
+  const kept: AgentState = { ...state, ...(parametric ? { parametric } : {}) };
+  if (agent.status === 'rejected') {
+    // A server that cannot take functions says 400 to them: not worth a turn, and not a reason to end the run.
+    if (native(state) && agent.reason instanceof LLMError && agent.reason.status === 400) return refusedFunctions(kept, agent.reason.message, ctx);
+    throw agent.reason;
+  }
+  const counted: AgentState = { ...kept, iterations: state.iterations + 1 };
+  if (native(state)) return afterNativeTurn(counted, agent.value, tools, ctx);
   return afterTurn(counted, parseTurn(agent.value.text), tools.map((t) => t.name));
 };

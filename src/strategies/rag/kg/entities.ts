@@ -25,16 +25,34 @@ export const kgEntitiesSchema = z.object({
 
 export type KgEntities = z.infer<typeof kgEntitiesSchema>;
 
-/** The JSON object in a reply (bare, fenced or inside prose); {} when there is none or it does not parse. */
-export const parseEntities = (reply: string): KgEntities => {
+const nameList = z.array(z.string()).optional();
+/** The same fields as a plain JSON Schema for a reply schema (the reading schema above coerces what it reads). */
+export const kgEntitiesShape = z.object({
+  company: nameList,
+  ticker: nameList,
+  movie: nameList,
+  person: nameList,
+  artist: nameList,
+  song: nameList,
+  team: nameList,
+  entity: nameList,
+  sport: z.enum(['soccer', 'nba']).optional(),
+  date: z.string().optional().meta({ description: 'a date the question names, as written' }),
+  year: z.string().optional().meta({ description: 'a four-digit year the question names' }),
+});
+
+/** The fields a reply gave, empty ones dropped (what the rules read). */
+export const presentEntities = (entities: KgEntities): KgEntities =>
+  Object.fromEntries(Object.entries(entities).filter(([, v]) => v !== undefined && !(Array.isArray(v) && !v.length))) as KgEntities;
+
+/** The JSON object in a reply (bare, fenced or inside prose), unvalidated; undefined when there is none. */
+export const entitiesJsonIn = (reply: string): unknown => {
   const start = reply.indexOf('{');
   const end = reply.lastIndexOf('}');
-  if (start < 0 || end <= start) return {};
+  if (start < 0 || end <= start) return undefined;
   try {
-    const parsed = kgEntitiesSchema.safeParse(JSON.parse(reply.slice(start, end + 1)));
-    if (!parsed.success) return {};
-    return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined && !(Array.isArray(v) && !v.length))) as KgEntities;
+    return JSON.parse(reply.slice(start, end + 1));
   } catch {
-    return {};
+    return undefined;
   }
 };
