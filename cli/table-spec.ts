@@ -16,6 +16,7 @@ const options = z.record(z.string(), z.unknown());
 const benchmarkSchema = z.strictObject({
   benchmark: z.enum(BENCHMARKS).optional().meta({ description: 'the benchmark (default: the column\'s name)' }),
   data: z.string().min(1).max(4096),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).optional().meta({ description: 'the data file\'s SHA-256: a file with other bytes is refused before anything is asked' }),
   reference: z.string().max(4096).optional(),
   tables: z.string().max(4096).optional(),
   mmqaDir: z.string().max(4096).optional(),

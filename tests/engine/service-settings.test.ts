@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config';
 import { PURPOSES } from '../../src/config-purposes';
+import { serviceSettings } from '../../src/runs/service-settings';
 import { installScript } from '../../src/llm/scripted';
 import { get, post } from './helpers';
 
@@ -52,6 +54,24 @@ describe('GET /v1/config', () => {
     expect((await settings('?variant=hybridqa')).body.resolved).toMatchObject({ mode: 'program', options: { refineRounds: 2, fewshot: 6, simplify: true } });
     expect((await settings('?variant=crag')).body.resolved).toMatchObject({ mode: 'rag', options: { dynamicPolicy: 'abstain', attributeSamples: 3, kgMode: 'rules' } });
     expect((await settings('?variant=mintaka&mode=rag&options=%7B%22recipe%22%3A%22paper%22%7D')).body.resolved.options).toMatchObject({ dynamicPolicy: 'abstain', attributeSamples: 5 });
+  });
+
+  it('records each purpose’s tool protocol (LLM_TOOL_PROTOCOL, a purpose’s own over it) and how it is spoken to its model', async () => {
+    expect((await settings()).body.purposes.agent.toolProtocol).toEqual({ configured: 'text', tools: 'text', structured: false, why: 'text protocol' });
+    const config = loadConfig({
+      LLM_PROVIDER: 'openai', LLM_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'unprobed-model',
+      LLM_TOOL_PROTOCOL: 'native', LLM_TOOL_PROTOCOL_JUDGE: 'text', LLM_TOOL_PROTOCOL_AGENT: 'auto',
+    });
+    const { purposes } = await serviceSettings(config, 'unprobed-model');
+    expect(purposes.read.toolProtocol).toMatchObject({ configured: 'native', tools: 'native', structured: true });
+    expect(purposes.judge.toolProtocol).toMatchObject({ configured: 'text', tools: 'text' });
+    // auto with nothing known of the model falls back to text, and says why.
+    expect(purposes.agent.toolProtocol).toMatchObject({ configured: 'auto', tools: 'text', why: expect.stringContaining('nothing known') });
+    // A run's own protocol: null leaves it to each purpose; recipe "paper" always speaks text.
+    const resolved = async (options: object) => (await settings(`?mode=agent&options=${encodeURIComponent(JSON.stringify(options))}`)).body.resolved.options.toolProtocol;
+    expect(await resolved({})).toBeNull();
+    expect(await resolved({ toolProtocol: 'native' })).toBe('native');
+    expect(await resolved({ recipe: 'paper', toolProtocol: 'native' })).toBe('text');
   });
 
   it('refuses a wrong option, mode or options text with a 400 naming it', async () => {

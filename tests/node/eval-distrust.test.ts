@@ -160,6 +160,34 @@ describe('eval distrusts its flags and files before asking anything', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it('npm run table refuses a spec whose data is not the pinned file, whose names collide, or whose options reach a prototype, before the first question', async () => {
+    const spec = (name: string, body: object) => {
+      const file = join(tmp, name);
+      writeFileSync(file, JSON.stringify(body));
+      return file;
+    };
+    const systems = { agent: { mode: 'agent' }, closed: { mode: 'parametric' } };
+    const cases: [string, object, RegExp][] = [
+      ['pin.json', { benchmarks: { mintaka: { data: DATA, sha256: '0'.repeat(64) } }, systems }, /benchmarks\.mintaka\.data .* is not the file the spec pins \(sha256 [0-9a-f]{12}… ≠ 000000000000…\)/],
+      ['names.json', { benchmarks: { mintaka: { data: DATA } }, systems: { 'a b': {}, a_b: {} } }, /"a b" and "a_b" both become the folder "a_b"/],
+      ['column.json', { benchmarks: { mintaka: { data: DATA } }, systems: { ...systems, hqa: { byBenchmark: { qald9plus: { library: 'hqa-qald' } } } } }, /systems\.hqa\.byBenchmark\.qald9plus names no benchmark of the table/],
+      ['proto.json', { benchmarks: { mintaka: { data: DATA } }, systems: { ...systems, bad: { options: JSON.parse('{"__proto__": {"x": 1}}') } } }, /"systems\.bad\.options\.__proto__" is refused/],
+    ];
+    for (const [name, body, message] of cases) {
+      const out = join(tmp, `table-${name}`);
+      const r = await cli('cli/table.ts', ['--spec', spec(name, body), '--url', await dead(), '--out', out]);
+      expect(r.code, name).toBe(2);
+      expect(r.stderr, name).toMatch(message);
+      expect(r.stderr).not.toMatch(STACK);
+      expect(r.stderr).not.toMatch(/connection refused/);
+      expect(existsSync(out), name).toBe(false);
+    }
+    // The right pin passes the check and goes on to ask the (dead) service.
+    const pinned = await cli('cli/table.ts', ['--spec', spec('pinned.json', { benchmarks: { mintaka: { data: DATA, sha256: sha256File(DATA) } }, systems }), '--url', await dead(), '--out', join(tmp, 'table-pinned')]);
+    expect(pinned.code).toBe(2);
+    expect(pinned.stderr).toMatch(/connection refused/);
+  });
+
   it('refuses /dev/zero as a data file, a folder as a file, and flags that do not fit (typed from their declaration)', async () => {
     const zero = await cli('cli/eval.ts', ['--benchmark', 'mintaka', '--data', '/dev/zero', '--url', await dead()]);
     console.log(`eval --data /dev/zero: exit ${zero.code} after ${zero.ms} ms, peak RSS ${zero.maxRssKb === null ? '?' : `${(zero.maxRssKb / 1024).toFixed(0)} MB`}`);

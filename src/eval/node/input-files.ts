@@ -96,9 +96,9 @@ export const readJsonFile = (path: string, cap: number = CAPS.json, what = 'file
   parseJson(readCapped(path, cap, what).toString('utf8'), `${what} ${path}`);
 
 /** Refuses a file whose bytes are not the ones a manifest recorded (checked before anything is parsed). */
-export const checkSha256 = (path: string, expected: string, what: string, cap: number = CAPS.data): void => {
+export const checkSha256 = (path: string, expected: string, what: string, cap: number = CAPS.data, whose = 'the evaluation read'): void => {
   const sha = sha256File(path, cap, what);
-  if (sha !== expected) throw new InputRefusal(`${what} ${path} is not the file the evaluation read (sha256 ${sha.slice(0, 12)}… ≠ ${expected.slice(0, 12)}…)`);
+  if (sha !== expected) throw new InputRefusal(`${what} ${path} is not the file ${whose} (sha256 ${sha.slice(0, 12)}… ≠ ${expected.slice(0, 12)}…)`);
 };
 
 /** Ids that occur more than once, with their counts (first occurrences' order). */
