@@ -2,7 +2,8 @@
 // `npm run deploy -- --env <name>`: checks, before anything is bundled or uploaded, the environment's vars (the
 // Worker's own schema), that every var finds the binding it needs, that live evidence names the operator's contact,
 // and that its D1 database is a real one (not wrangler.toml's placeholder id); then `wrangler deploy` (whose [build]
-// step regenerates the data bundle). Secrets set with `wrangler secret put` are not visible here and not checked.
+// step regenerates the data bundle). Secrets set with `wrangler secret put` are not visible here, so an endpoint that
+// would carry one (the model server's LLM_API_KEY, the collector's headers) must be https whether or not it is set.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -21,6 +22,7 @@ const file = configPath(args);
 const configFile = basename(file);
 const config = unstable_readConfig({ config: file, env });
 const { wikimediaHosts } = await tsImport('../src/evidence/live/index.ts', import.meta.url);
+const { credentialsInClear } = await tsImport('../src/config-credentials.ts', import.meta.url);
 const parsed = await parsedConfig(vars);
 
 const bindings = bindingReport(config, env, vars);
@@ -28,6 +30,8 @@ const bindings = bindingReport(config, env, vars);
 const goesOn = dryRun && !bindings.missing.length;
 const contact = contactLines(parsed, wikimediaHosts(parsed), { what, env, configFile, dryRun: goesOn });
 const placeholders = placeholderLines(placeholderReport(config, env), { what, dryRun: goesOn });
+// Visible secrets were checked with the rest of the vars (checkOrExit); these are the endpoints a secret may reach.
+const inClear = credentialsInClear(parsed, { secretsUnseen: true }).map((p) => `${what}: ${goesOn ? 'warning' : 'not deploying'}: ${p.variable}: ${p.message}`);
 // The top level is `npm run dev`'s offline configuration (the snapshot, no model): deploying it serves the toy world.
 const topLevel = env
   ? []
@@ -37,11 +41,12 @@ const topLevel = env
     ];
 
 console.error(summaryLine(config, env, vars, { what }));
-for (const line of [...topLevel, ...bindingLines(bindings, { what, env, configFile }), ...contact, ...placeholders]) console.error(line);
+for (const line of [...topLevel, ...bindingLines(bindings, { what, env, configFile }), ...contact, ...placeholders, ...inClear]) console.error(line);
 // A missing binding fails the Worker's first request, so even a dry run stops; the rest only stop a real deploy
-// (a placeholder id or a missing contact can only fail halfway or get the deploy blocked by Wikimedia).
+// (a placeholder id or a missing contact can only fail halfway or get the deploy blocked by Wikimedia; a secret in
+// clear would stop the Worker at its first request).
 if (bindings.missing.length) process.exit(1);
-if (!dryRun && (topLevel.length || contact.length || placeholders.length)) process.exit(1);
+if (!dryRun && (topLevel.length || contact.length || placeholders.length || inClear.length)) process.exit(1);
 
 const child = spawn('npx', ['wrangler', 'deploy', ...args], { stdio: 'inherit' });
 child.on('exit', (code) => process.exit(code ?? 1));

@@ -16,10 +16,8 @@ const utf8Bytes = (text: string) => new TextEncoder().encode(text).byteLength;
 export class GateCache {
   private bytes: number;
 
+  /** Its table `cached_answers` is made by the gate's migrations (gate-migrations.ts, version 2). */
   constructor(private readonly sql: SqlStorage) {
-    // Older gates counted characters in a table `answers`; a cache may simply be dropped, so it is, once.
-    sql.exec('DROP TABLE IF EXISTS answers');
-    sql.exec('CREATE TABLE IF NOT EXISTS cached_answers (key TEXT PRIMARY KEY, body TEXT NOT NULL, bytes INTEGER NOT NULL, expires INTEGER NOT NULL, used INTEGER NOT NULL)');
     this.bytes = sql.exec<{ n: number | null }>('SELECT SUM(bytes) AS n FROM cached_answers').toArray()[0]?.n ?? 0;
   }
 

@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import { BOARD_NAME, type Board, type BoardBackend } from '../src/net/politeness/board';
 import { markServed, pickNext, type Served } from '../src/net/politeness/fair-order';
 import {
   admit,
@@ -15,7 +16,10 @@ import {
   type GateState,
   type WaitReason,
 } from '../src/net/politeness/policy';
+import { GateBoard } from './gate-board';
 import { GateCache } from './gate-cache';
+import { GATE_MIGRATIONS } from './gate-migrations';
+import { applyMigrations } from './object-migrations';
 
 /** How long a queued caller waits here for its turn before it is told to ask again (one RPC should not hang for long). */
 const HOLD_MS = 2_000;
@@ -25,8 +29,8 @@ const SAME_REQUEST_POLL_MS = 150;
 interface Lease {
   expires: number;
   cacheKey?: string;
-  /** The second this request was counted in against the minute's request budget. */
-  counted?: number;
+  /** A token of the minute's request budget was taken for it (given back if the pass goes unused). */
+  counted?: true;
 }
 
 interface Waiter {
@@ -48,9 +52,11 @@ interface Waiter {
  * the passes in flight, and a cache of answers so that an evaluation asks each distinct request once. Requests that
  * must wait for a slot or a budget are served in turn across API keys, and across runs within a key, so one caller's
  * burst does not starve another. Back-off and budgets live in SQLite, so an eviction never forgets a Retry-After;
- * passes live in memory and expire, so a run that died frees its slot.
+ * passes live in memory and expire, so a run that died frees its slot. A gate publishes its hold, whenever it
+ * changes, to the status board (the gate named `gate-status`, which keeps nothing else), where /healthz reads it.
+ * Its tables come from the numbered list in gate-migrations.ts.
  */
-export class PolitenessGate extends DurableObject<Env> implements GateBackend {
+export class PolitenessGate extends DurableObject<Env> implements GateBackend, BoardBackend {
   private state: GateState;
   private readonly leases = new Map<string, Lease>();
   private readonly queue: Waiter[] = [];
@@ -59,17 +65,21 @@ export class PolitenessGate extends DurableObject<Env> implements GateBackend {
   private policy: GatePolicy | undefined;
   /** Wakes the queue when the budget that holds it frees up. */
   private wake: { at: number; timer: ReturnType<typeof setTimeout> } | undefined;
+  /** The hold last told to the board, so it is told again only when it changes. */
+  private published: { until: number; reason?: string } | undefined;
+  private readonly statusBoard: GateBoard;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    applyMigrations(ctx.storage, GATE_MIGRATIONS);
     const sql = ctx.storage.sql;
-    sql.exec('CREATE TABLE IF NOT EXISTS gate (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)');
     const row = sql.exec<{ state: string }>('SELECT state FROM gate WHERE id = 1').toArray()[0];
     this.state = row ? (JSON.parse(row.state) as GateState) : { backoffUntil: 0, inflight: 0, spent: [], errors: [] };
     // A stored hold is cut to the maximum in force as soon as a caller says what that is (clampHold, in `use`).
     this.state.backoffUntil = Number(this.state.backoffUntil) || 0;
     this.state.inflight = 0;
     this.cache = new GateCache(sql);
+    this.statusBoard = new GateBoard(sql);
   }
 
   async enter(policy: GatePolicy, cacheKey?: string, party?: GateParty): Promise<Admission> {
@@ -114,9 +124,10 @@ export class PolitenessGate extends DurableObject<Env> implements GateBackend {
     const cacheKey = held?.cacheKey ?? report.cacheKey;
     this.leases.delete(lease);
     this.state.inflight = this.leases.size;
-    if (report.status < 0 && held?.counted !== undefined) uncountSent(this.state, held.counted);
+    if (report.status < 0 && held?.counted && this.policy) uncountSent(this.state, this.policy, now);
     if (this.policy) record(this.state, report, now, this.policy);
     this.save();
+    this.publishHold();
     if (cacheKey && report.body !== undefined && !report.failed) this.cache.keep(cacheKey, report.body, now + (report.ttlSeconds ?? 86_400) * 1000, now);
     this.pump(now);
   }
@@ -128,12 +139,40 @@ export class PolitenessGate extends DurableObject<Env> implements GateBackend {
     return ms > 0 ? { ms, reason: this.state.backoffReason } : { ms: 0 };
   }
 
+  /** The board's side (this gate is the one named BOARD_NAME): keeps a gate's hold. */
+  async publish(name: string, hold: { until: number; reason?: string }): Promise<void> {
+    this.statusBoard.publish(name, hold, Date.now());
+  }
+
+  /** The board's side: every hold still running, by gate name. */
+  async board(): Promise<Board> {
+    return this.statusBoard.read(Date.now());
+  }
+
   /** Takes the caller's policy (the deploy's settings) and holds the stored state to its maximum back-off. */
   private use(policy: GatePolicy): number {
     this.policy = policy;
     const now = Date.now();
-    if (clampHold(this.state, policy, now)) this.save();
+    if (clampHold(this.state, policy, now)) {
+      this.save();
+      this.publishHold();
+    }
     return now;
+  }
+
+  /**
+   * Tells the board this gate's hold when it differs from what the board was last told. Not awaited: a board that is
+   * slow or gone must never hold a request up; /healthz then reads an older board, refreshed at the next change.
+   */
+  private publishHold() {
+    const name = this.policy?.name;
+    if (!name || name === BOARD_NAME) return;
+    const hold = { until: this.state.backoffUntil, ...(this.state.backoffReason ? { reason: this.state.backoffReason } : {}) };
+    if (this.published && this.published.until === hold.until && this.published.reason === hold.reason) return;
+    if (!this.published && !(hold.until > Date.now())) return;
+    this.published = hold;
+    const ns = this.env.POLITENESS_GATE as unknown as DurableObjectNamespace<PolitenessGate>;
+    this.ctx.waitUntil(ns.get(ns.idFromName(BOARD_NAME)).publish(name, hold).catch(() => (this.published = undefined)));
   }
 
   private grant(now: number, cacheKey?: string, party?: GateParty): Extract<Admission, { kind: 'granted' }> {

@@ -1,4 +1,14 @@
 import { DurableObject } from 'cloudflare:workers';
+import { applyMigrations, type ObjectMigration } from './object-migrations';
+
+/** How the rate limiter's storage has changed (object-migrations.ts). Append only. */
+const LIMITER_MIGRATIONS: readonly ObjectMigration[] = [
+  {
+    version: 1,
+    change: "a caller's token bucket in one row",
+    tables: ['CREATE TABLE IF NOT EXISTS bucket (id INTEGER PRIMARY KEY CHECK (id = 1), tokens REAL NOT NULL, updated_ms INTEGER NOT NULL)'],
+  },
+];
 
 export interface TakeResult {
   allowed: boolean;
@@ -16,7 +26,7 @@ export interface TakeResult {
 export class RateLimiter extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS bucket (id INTEGER PRIMARY KEY CHECK (id = 1), tokens REAL NOT NULL, updated_ms INTEGER NOT NULL)');
+    applyMigrations(ctx.storage, LIMITER_MIGRATIONS);
   }
 
   async take(perMinute: number): Promise<TakeResult> {

@@ -2,6 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { loadConfig, type Config } from '../src/config';
 import { indexRunCreated, OPEN_OWNER, type RunSummary } from '../src/storage/run-index';
 import type { RunView } from '../src/engine/run-view';
+import { standaloneQuestionOf } from '../src/engine/conversation';
 import { runStarted } from '../src/engine/first-event';
 import { sseResponse } from '../src/net/sse';
 import { isTerminal, RunCancelled, type EventInput, type RunRequest } from '../src/engine/types';
@@ -145,6 +146,7 @@ export class RunObject extends DurableObject<Env> {
     return {
       runId: meta.runId,
       question: meta.request.question,
+      standaloneQuestion: standaloneQuestionOf(meta.request, meta.state),
       variant: meta.request.variant,
       mode: meta.request.mode,
       status: meta.status === 'queued' && this.stepper.busy() ? 'running' : meta.status,

@@ -2,7 +2,7 @@ import * as z from 'zod';
 
 /**
  * The settings that bound what upstream hosts may make the service do and what it asks of them: how long a host's
- * back-off may hold it, Wikimedia's per-minute request budget and the token that raises it, and how long good answers
+ * back-off may hold it, the MediaWiki APIs' concurrency, Wikimedia's per-minute request budget and the token that raises it, and how long good answers
  * are kept. Parsed with the rest of the configuration by src/config.ts, the only module that reads the environment.
  */
 
@@ -19,6 +19,11 @@ export const upstreamLimitVars = {
    * full, and a longer one (a hostile or broken front saying 999999) is cut to it instead of locking the host for days.
    */
   POLITENESS_MAX_BACKOFF_MS: wholeNumber('POLITENESS_MAX_BACKOFF_MS', '120000').min(1_000, { message: 'POLITENESS_MAX_BACKOFF_MS must be at least 1000' }).default(120_000),
+  /**
+   * Requests in flight at once to the MediaWiki APIs (both of Wikimedia's when they share a budget): Wikimedia's API
+   * rate-limit guidance allows a client at most 3 concurrent requests; a mirror of your own may allow more.
+   */
+  MEDIAWIKI_CONCURRENCY: wholeNumber('MEDIAWIKI_CONCURRENCY', '3').positive({ message: 'MEDIAWIKI_CONCURRENCY must be positive (e.g. 3)' }).default(3),
   /**
    * Requests a minute to Wikipedia's and Wikidata's APIs together (Wikimedia counts a client across its projects).
    * Unset: 90 % of Wikimedia's published limit for this client for its own hosts, none for a mirror (src/evidence/live/politeness.ts).

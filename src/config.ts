@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { credentialsInClear } from './config-credentials';
 import { PURPOSES, type Purpose } from './config-purposes';
 import { parsePurposeProtocols, toolProtocolVars, type ToolProtocol } from './config-protocols';
 import { withTestVars } from './config-test-vars';
@@ -69,8 +70,6 @@ export const configSchema = z
     /** WDQS policy: 30 erroring queries per minute; the default keeps a margin for queries in flight. */
     WDQS_ERRORS_PER_MINUTE: positiveInt(25),
     WDQS_CONCURRENCY: positiveInt(5),
-    /** MediaWiki's API etiquette asks for serial requests; a mirror of your own may allow more. */
-    MEDIAWIKI_CONCURRENCY: positiveInt(1),
     /** `maxlag` sent with every MediaWiki request (the documented recommendation is 5 s); 0 sends none. */
     MEDIAWIKI_MAXLAG: z.coerce.number({ message: 'MEDIAWIKI_MAXLAG must be a whole number of seconds (0 sends none)' }).int().min(0).max(60).default(5),
     /** The longest one request waits at a gate; a host that asks for a longer wait fails the request unsent. */
@@ -280,6 +279,8 @@ export const loadConfig = (own: Record<string, unknown>): Config => {
   const models = parsePurposeModels(raw, issues);
   const windows = parsePurposeWindows(raw, issues);
   const protocols = parsePurposeProtocols(raw, issues);
+  // A credential never travels in clear, whatever else the configuration says (src/config-credentials.ts).
+  if (parsed.success) issues.push(...credentialsInClear(parsed.data).map((p) => `${p.variable}: ${p.message}`));
   if (!parsed.success || issues.length) throw new ConfigError(issues);
   const c = parsed.data;
   const provider = c.LLM_PROVIDER ?? (c.LLM_BASE_URL ? 'openai' : 'none');

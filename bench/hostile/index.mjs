@@ -9,7 +9,9 @@
 //                                         # resets), origins (other sites' pages), deadline (tools), model, upstream
 //                                         # (every upstream's bodies in tiny pieces, lists longer than asked), gates
 //                                         # (holds, fairness, cached errors), readers (clients that never read), cancels
-//                                         # (MCP calls let go), hidden-text
+//                                         # (MCP calls let go), hidden-text, budget (a per-minute budget shared by a
+//                                         # flooding key and a sequential one), health (/healthz while 200 runs wait),
+//                                         # round-four (issue 41's cases: rewrite, Retry-After, pieces, verdicts, clear text)
 //
 // A group is { run({ url, pid, stub, key }) → rows (shape in measure.mjs), setup?() → { vars, close } }. The
 // requests, sparql, sandbox-cpu, archives and clients groups share one dev server; live (setup: a hostile Wikimedia stand-in), origins (an
@@ -27,6 +29,9 @@ import { printRows } from './measure.mjs';
 import { readersGroup } from './readers.mjs';
 import { cancelsGroup } from './cancels.mjs';
 import { hiddenTextGroup } from './hidden-text.mjs';
+import { budgetGroup } from './budget.mjs';
+import { healthGroup } from './health.mjs';
+import { roundFourGroup } from './round-four.mjs';
 import { runRequestCases } from './requests.mjs';
 import { runSandboxCpuCases } from './sandbox-cpu.mjs';
 import { runSparqlCases, workerdPid } from './sparql.mjs';
@@ -47,6 +52,9 @@ const GROUPS = {
   upstream: upstreamGroup,
   gates: (await import('./gates.mjs')).gatesGroup,
   readers: readersGroup, cancels: cancelsGroup, 'hidden-text': hiddenTextGroup,
+  budget: budgetGroup,
+  health: healthGroup,
+  'round-four': { run: roundFourGroup.run },
 };
 const wanted = process.argv.slice(2).filter((a) => GROUPS[a]);
 /** The key the current group's requests carry (one per group, see below) and the per-key limit the server is given. */

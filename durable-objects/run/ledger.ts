@@ -73,6 +73,7 @@ export class RunLedger {
         status,
         answer: answer?.type === 'answer' ? answer.data.answer : null,
         durationMs: finishedAt - meta.startedAt,
+        standaloneQuestion: standaloneQuestionOf(meta.request, meta.state),
       }),
     );
     return ended;

@@ -10,6 +10,7 @@ import type { ReplaySource } from '../../src/evidence/recording';
 import { LLMError } from '../../src/llm/types';
 import { untilAborted } from '../../src/net/until-aborted';
 import { sendSpans } from '../../src/telemetry/run-tracing';
+import { publicMessage } from '../../src/text/public-message';
 import { StoredValueTooLarge } from '../stored-value';
 import type { RunMeta, RunStore } from '../run-store';
 import { honestEnding, partialOf, wallTimeError } from './ending';
@@ -220,7 +221,7 @@ export class Stepper {
   private async stepFailed(next: RunMeta, setup: RunSetup, reason: unknown): Promise<undefined> {
     if (reason instanceof LimitError) return this.limited(next, reason);
     const code = reason instanceof LLMError || reason instanceof StoredValueTooLarge ? reason.code : 'step_failed';
-    const message = reason instanceof Error ? reason.message : String(reason);
+    const message = publicMessage(reason instanceof Error ? reason.message : String(reason));
     // A start() that threw leaves no state: partial answers null then instead of handing undefined to the strategy.
     const partial = this.partial(next);
     await this.parts.ledger.finish(next, 'failed', [{ type: 'error', data: { code, message } }, ...(partial ? [{ type: 'answer' as const, data: partial }] : [])], setup.config);

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { OverCapError, readCapped } from '../net/read-capped';
+import { averageOf, OverCapError, readCapped } from '../net/read-capped';
 import { HttpError } from './errors';
 import { MAX_BODY_BYTES, MAX_CONTEXT_BODY_BYTES, MAX_PAGE_BYTES } from '../runs/request-schema';
 
@@ -35,7 +35,7 @@ export const readBodyText = async (c: Context, cap: number, what: string, overNo
   try {
     bytes = await readCapped(c.req.raw.body, cap);
   } catch (err) {
-    if (err instanceof OverCapError) throw tooLarge(err.pieces === undefined ? `${what} is over ${cap} bytes` : `${what} arrived in more than ${err.pieces} pieces; send it in larger writes`);
+    if (err instanceof OverCapError) throw tooLarge(err.trickle === undefined ? `${what} is over ${cap} bytes` : `${what} arrived in ${err.trickle.pieces} pieces averaging ${averageOf(err.trickle)} bytes (at least ${err.trickle.minPieceBytes} on average are accepted); send it in larger writes`);
     throw err;
   }
   try {

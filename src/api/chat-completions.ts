@@ -13,7 +13,7 @@ import { cappedJsonBody } from './body';
 import { conversationFrom, questionFrom, refuseClientTools } from './chat-conversation';
 import { chatRequestSchema } from './chat-schema';
 import { sourcesText } from './chat-sources';
-import { chunkStream, completionId, nowSeconds, openAIUsage, runField } from './chat-stream';
+import { chunkStream, completionId, finishReason, nowSeconds, openAIUsage, runField } from './chat-stream';
 import { HttpError } from './errors';
 import { idempotencyHeaders, idempotentRunId } from './idempotency';
 import { parseModel } from './models';
@@ -34,6 +34,12 @@ const reasoningOf = (view: RunView) =>
     .filter((l): l is string => !!l)
     .join('');
 
+/** What a chat says of a run that did not simply succeed: its status and the error event's code and message. */
+const endOf = (view: RunView) => {
+  const err = view.error as { code?: string; message?: string } | null;
+  return err?.code ? { error: { code: err.code, message: err.message ?? '' } } : {};
+};
+
 const completionBody = (view: RunView, model: string, citeSources: boolean) => ({
   id: completionId(view.runId),
   object: 'chat.completion' as const,
@@ -42,12 +48,12 @@ const completionBody = (view: RunView, model: string, citeSources: boolean) => (
   choices: [
     {
       index: 0,
-      message: { role: 'assistant' as const, content: `${view.answer ?? ''}${citeSources ? sourcesText(view) : ''}`, reasoning_content: reasoningOf(view) },
-      finish_reason: view.status === 'limited' ? 'length' : 'stop',
+      message: { role: 'assistant' as const, content: `${view.answer ?? ''}${citeSources && view.answer !== null ? sourcesText(view) : ''}`, reasoning_content: reasoningOf(view) },
+      finish_reason: finishReason(view.status),
     },
   ],
   usage: openAIUsage(view.usage),
-  run: { ...runField(view.runId, view), status: view.status, sources: view.sources },
+  run: { ...runField(view.runId, view), status: view.status, sources: view.sources, ...endOf(view) },
 });
 
 const chatRoute = createRoute({
@@ -106,7 +112,9 @@ export const chatCompletionRoutes = apiRoutes().openapi(chatRoute, async (c) => 
   const view = await waitForRun(stub);
   if (!view) throw new HttpError(500, 'internal_error', `run ${runId} was lost`);
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
-  if (view.answer === null) {
+  // A run that hit a limit is a completion cut short (200, finish_reason "length", the partial answer or none), as
+  // when it streams; only a run that failed or was cancelled without an answer is an error, in both forms.
+  if (view.answer === null && view.status !== 'limited') {
     const err = view.error as { code?: string; message?: string } | null;
     throw new HttpError(502, 'run_failed', `the run ${runId} ended with status "${view.status}" and no answer${err?.message ? `: ${err.message}` : ''}`, { 'x-run-id': runId });
   }

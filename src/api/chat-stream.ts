@@ -22,6 +22,9 @@ export const runField = (runId: string, a: { confidence: Confidence | null; agre
 });
 
 export const completionId = (runId: string) => `chatcmpl-${runId}`;
+
+/** OpenAI's finish_reason for a run's end: a run cut short by one of its limits is a completion cut short. */
+export const finishReason = (status: RunStatus) => (status === 'limited' ? 'length' : 'stop');
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** A chat frame: OpenAI's streams carry `data:` lines only. */
@@ -41,6 +44,8 @@ const chunkWriter = (runId: string, model: string, citeSources: boolean) => {
   const reasoning = (text: string) => (text ? [chunk({ reasoning_content: text })] : []);
   const draft = liveDraft();
   let answered = false;
+  /** The run's error event ({code, message}), told in the last chunk as the JSON form tells it in `run.error`. */
+  let failure: { code: string; message: string } | undefined;
 
   const answer = (a: AnswerData): Uint8Array[] => {
     if (answered) return [];
@@ -50,10 +55,20 @@ const chunkWriter = (runId: string, model: string, citeSources: boolean) => {
   };
 
   const done = (status: RunStatus, usage: Usage): Uint8Array[] => [
-    // Ended without an answer (model down, limits, bad evidence): an OpenAI-style error frame, which OpenAI clients
-    // raise as an APIError; the run itself stays readable at /v1/runs/{id}.
-    ...(answered ? [] : [data({ error: { code: 'run_failed', type: 'run_failed', message: `the run ${runId} ended with status "${status}" and no answer` } })]),
-    data({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta: {}, finish_reason: status === 'limited' ? 'length' : 'stop' }], usage: openAIUsage(usage) }),
+    // Ended without an answer (model down, bad evidence, cancelled): an OpenAI-style error frame, which OpenAI clients
+    // raise as an APIError; the JSON form answers 502 run_failed. A run cut short by a limit is no error in either
+    // form: a completion with finish_reason "length". The run itself stays readable at /v1/runs/{id}.
+    ...(answered || status === 'limited' ? [] : [data({ error: { code: 'run_failed', type: 'run_failed', message: `the run ${runId} ended with status "${status}" and no answer${failure ? `: ${failure.message}` : ''}` } })]),
+    data({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta: {}, finish_reason: finishReason(status) }],
+      usage: openAIUsage(usage),
+      // How a run that did not simply succeed ended, as the JSON form's `run` says it.
+      ...(status === 'succeeded' ? {} : { run: { runId, status, ...(failure ? { error: failure } : {}) } }),
+    }),
     sseFrame({ data: '[DONE]' }),
   ];
 
@@ -61,6 +76,7 @@ const chunkWriter = (runId: string, model: string, citeSources: boolean) => {
     // Text written after the answer went out would only trail it; the answer is what the client reads last.
     if (type === 'delta') return answered ? [] : reasoning(draft.delta(JSON.parse(json) as Delta));
     const value = JSON.parse(json) as Record<string, unknown>;
+    if (type === 'error' && typeof value.code === 'string') failure = { code: value.code, message: String(value.message ?? '') };
     if (type === 'answer') return answer(value as unknown as AnswerData);
     if (type === 'done') return done(value.status as RunStatus, value.usage as Usage);
     const line = reasoningLine(type as EventType, value);

@@ -17,7 +17,9 @@ import { json } from './route-kit';
 
 /**
  * `200 {ok, llm, evidence, variants, ...}` (the fixed contract keeps status 200; monitors read `ok`). `ok` is false
- * when the evidence store did not answer a trivial query just now, with the reason in `evidence.message`. A missing
+ * when the evidence store did not answer a trivial query in the last second, with the reason in `evidence.message`.
+ * Its cost does not grow with load: that probe is shared by the checks of one second, the model list is kept 30 s, and
+ * the gates' holds come from their status board (held-gates.ts), so a burst of probes answers from memory. A missing
  * model does not make the service unhealthy: the tools and the workbench work without one, and `llm.ready` says so.
  * `llm.ready` is also false, with the reason, when the model server's own list (GET /v1/models) lacks a configured name.
  */
@@ -25,21 +27,36 @@ const healthRoute = createRoute({
   method: 'get',
   path: '/healthz',
   operationId: 'health',
-  summary: 'Service health: model, evidence (the static store answers a trivial query on every call; ok is false when it does not), variants, modes and whether auth is on',
+  summary: 'Service health: model, evidence (the static store answers a trivial query, at most a second before; ok is false when it does not), variants, modes and whether auth is on',
   security: [],
   responses: { 200: { description: 'health; monitors read `ok`', content: json(healthSchema) } },
 });
 
+/** How old an evidence probe a health check may answer with: a burst of probes asks the store once, not once each. */
+const PROBE_REFRESH_MS = 1_000;
+const probes = new WeakMap<object, { at: number; result: Promise<EvidenceHealth> }>();
+
+/** The evidence store's answer to a trivial query, at most a second old; concurrent health checks share one probe. */
+const probeEvidence = (config: ReturnType<typeof loadConfig>, db: D1Database): Promise<EvidenceHealth> => {
+  const now = Date.now();
+  const last = probes.get(config);
+  if (last && now - last.at < PROBE_REFRESH_MS) return last.result;
+  const result = (async (): Promise<EvidenceHealth> => {
+    try {
+      const probe = createEvidence(config, { DB: db });
+      return probe.health ? await probe.health() : { checked: false, message: 'this evidence kind has no health probe' };
+    } catch (err) {
+      return { checked: true, ready: false, message: `the evidence could not be opened: ${(err as Error).message}` };
+    }
+  })();
+  probes.set(config, { at: now, result });
+  return result;
+};
+
 export const healthRoutes = new OpenAPIHono<{ Bindings: Env }>().openapi(healthRoute, async (c) => {
   const config = loadConfig(c.env as unknown as Record<string, unknown>);
   const llm = createLLM(config, c.env);
-  let evidence: EvidenceHealth;
-  try {
-    const probe = createEvidence(config, { DB: c.env.DB });
-    evidence = probe.health ? await probe.health() : { checked: false, message: 'this evidence kind has no health probe' };
-  } catch (err) {
-    evidence = { checked: true, ready: false, message: `the evidence could not be opened: ${(err as Error).message}` };
-  }
+  const evidence = await probeEvidence(config, c.env.DB);
   const [served, held] = await Promise.all([
     llm.ok
       ? modelProblem(llm.llm, [

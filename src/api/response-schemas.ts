@@ -145,7 +145,8 @@ export const runSchema = z
 export const runSummarySchema = z
   .object({
     runId: z.string(),
-    question: z.string(),
+    question: z.string().meta({ description: 'the question as asked (for a chat: the last user message)' }),
+    standaloneQuestion: z.string().nullable().meta({ description: "a chat's follow-up as the run answered it, made self-contained by its rewrite step; null without earlier turns or before that step" }),
     variant: z.string(),
     mode: z.string(),
     status: runStatusSchema,
@@ -220,10 +221,14 @@ export const chatCompletionSchema = z
         confidence: z.string().nullable(),
         agreementSources: z.array(z.string()),
         citations: z.array(citationSchema),
+        error: z
+          .object({ code: z.string(), message: z.string() })
+          .optional()
+          .meta({ description: "the run's error event when it has one: for a run cut short by a limit (`limited`, finish_reason `length`), the limit's code (`limit_steps`, …) and message" }),
       })
       .meta({
         description:
-          "not an OpenAI field: the run behind the completion and what its answer rests on (docs/CONFIDENCE.md); a streamed completion carries it on the chunk with the answer (without status)",
+          "not an OpenAI field: the run behind the completion and what its answer rests on (docs/CONFIDENCE.md); a streamed completion carries it on the chunk with the answer (without status), and the last chunk of a run that did not succeed carries `{runId, status, error?}`",
       }),
   })
   .openapi('ChatCompletion');

@@ -20,3 +20,6 @@ export const limitsFor = (config: Config, options: Pick<RunOptions, 'limits'>): 
     maxTokens: lower(config.MAX_TOKENS, asked.maxTokens),
   };
 };
+
+/** The longest question a run takes (the API's limit), and so the longest a chat's rewritten question may be. */
+export const MAX_QUESTION_CHARS = 2_000;

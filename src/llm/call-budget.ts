@@ -1,4 +1,4 @@
-import { OverCapError, pieceCap } from '../net/read-capped';
+import { averageOf, MIN_PIECES, OverCapError, type Trickle } from '../net/read-capped';
 import { LLMError } from './types';
 
 /** What one model call may take: bytes of reply (LLM_MAX_RESPONSE_BYTES) and time, headers and body together (LLM_TIMEOUT_MS). */
@@ -8,21 +8,22 @@ export interface CallBudget {
 }
 
 /**
- * A model's event stream comes one event (~200 bytes) per token, so a reply may arrive in one piece per 64 bytes of
- * LLM_MAX_RESPONSE_BYTES: 16,384 pieces for 1 MiB, four times what the longest reply at the byte cap needs.
+ * The smallest average piece of a model's reply. A model's event stream comes one event (100–200 bytes) per token,
+ * and a server may write each event in several writes (the `data: ` prefix, the JSON, the blank line: about 50 bytes
+ * each). 32 bytes passes any such pattern; a reply of a few bytes per write is a trickle, refused after MIN_PIECES
+ * pieces. At 32, a reply at the 1 MiB byte cap costs at most 32,768 pieces.
  */
-export const REPLY_BYTES_PER_PIECE = 64;
-export const replyPieces = (maxBytes: number) => pieceCap(maxBytes, REPLY_BYTES_PER_PIECE);
+export const REPLY_MIN_PIECE_BYTES = 32;
 
 export const timeoutError = (ms: number) =>
   new LLMError(`the model server did not finish its reply within ${ms} ms (LLM_TIMEOUT_MS)`, undefined, true, 'llm_timeout');
 
 // Retried once at most (see retryBudget): a sampling model may not run away twice, a broken server will.
-export const tooLargeError = (bytes: number, pieces?: number) =>
+export const tooLargeError = (bytes: number, trickle?: Trickle) =>
   new LLMError(
-    pieces === undefined
+    trickle === undefined
       ? `the model server's reply passed ${bytes} bytes (LLM_MAX_RESPONSE_BYTES); it was not read further`
-      : `the model server's reply came in more than ${pieces} pieces, a few bytes each (at most one per ${REPLY_BYTES_PER_PIECE} bytes of LLM_MAX_RESPONSE_BYTES); it was not read further`,
+      : `the model server's reply came in ${trickle.pieces} pieces averaging ${averageOf(trickle)} bytes (${trickle.bytes} bytes in all): a trickle, since past the first ${MIN_PIECES} pieces a reply's pieces must average at least ${trickle.minPieceBytes} bytes; it was not read further`,
     undefined,
     true,
     'llm_response_too_large',
@@ -56,7 +57,7 @@ export const startAttempt = (budget: CallBudget, outer?: AbortSignal) => {
       if (outer?.aborted) return outer.reason;
       if (deadline.signal.aborted) return deadline.signal.reason;
       const over = overCap(err);
-      if (over) return tooLargeError(budget.maxBytes, over.pieces);
+      if (over) return tooLargeError(budget.maxBytes, over.trickle);
       return err;
     },
     end: () => clearTimeout(timer),

@@ -1,5 +1,6 @@
 import type { Config } from '../config';
-import { askHold, GateWaitTooLong, throughGate, type Gate, type GateNamespace } from '../net/politeness/pass';
+import { holdOf, type Board } from '../net/politeness/board';
+import { GateWaitTooLong, throughGate, type Gate, type GateNamespace } from '../net/politeness/pass';
 import type { GateHold, GateReport } from '../net/politeness/policy';
 import type { CallScope } from '../net/scope';
 import { LLMError } from './types';
@@ -20,28 +21,23 @@ export const modelGates = (config: GateConfig, server: string, ns: GateNamespace
   if (!ns || config.POLITENESS === 'off') return undefined;
   const host = URL.canParse(server) ? new URL(server).host : server;
   const policy = { concurrency: config.LLM_CONCURRENCY, leaseMs: config.LLM_TIMEOUT_MS + 5_000, maxBackoffMs: config.POLITENESS_MAX_BACKOFF_MS, enforce: true };
-  return (model: string): ModelGate => ({
-    backend: ns.get(ns.idFromName(`model:${host}/${model}`)),
-    policy,
-    host: `${host} (model ${model})`,
-    maxWaitMs: config.POLITENESS_MAX_WAIT_MS,
-  });
+  return (model: string): ModelGate => {
+    const name = `model:${host}/${model}`;
+    // The gate knows its own name, to publish its hold under it for /healthz (src/net/politeness/board.ts).
+    return { backend: ns.get(ns.idFromName(name)), policy: { ...policy, name }, host: `${host} (model ${model})`, maxWaitMs: config.POLITENESS_MAX_WAIT_MS };
+  };
 };
 
-/** Which of these models their gates hold back right now (a server's Retry-After still running), for /healthz. */
-export const heldModels = async (
-  config: GateConfig,
-  server: string,
-  ns: GateNamespace | undefined,
-  models: string[],
-): Promise<Array<{ host: string; hold: GateHold }>> => {
+/** Which of these models their gates hold back right now (a server's Retry-After still running), by the status board, for /healthz. */
+export const heldModels = (config: GateConfig, server: string, ns: GateNamespace | undefined, models: string[], board: Board, now = Date.now()): Array<{ host: string; hold: GateHold }> => {
   const gateOf = modelGates(config, server, ns);
   if (!gateOf) return [];
-  const holds = await Promise.all([...new Set(models)].map(async (m) => {
-    const gate = gateOf(m);
-    return { host: gate.host, hold: await askHold(gate.backend, gate.policy) };
-  }));
-  return holds.filter((h): h is { host: string; hold: GateHold } => !!h.hold && h.hold.ms > 0);
+  return [...new Set(models)]
+    .map((m) => {
+      const gate = gateOf(m);
+      return { host: gate.host, hold: holdOf(board, gate.policy.name!, gate.policy.maxBackoffMs, now) };
+    })
+    .filter((h) => h.hold.ms > 0);
 };
 
 /**

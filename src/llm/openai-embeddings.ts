@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { cappedFetch } from '../net/capped-fetch';
+import { keyInClear } from './key-in-clear';
 
 /** A batch's reply: 128 vectors of 3,072 numbers written as JSON is about 8 MB; twice that is the cap. */
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
@@ -20,16 +21,18 @@ export interface OpenAiEmbeddingsRequestOptions {
  * gateways can attribute the cost.
  */
 export const openaiEmbeddingRequests = (options: OpenAiEmbeddingsRequestOptions) => {
+  const refused = keyInClear(options.baseURL, options.apiKey);
   const client = new OpenAI({
     baseURL: options.baseURL,
-    // Local servers often need no key, but the SDK insists on one.
-    apiKey: options.apiKey ?? 'no-key',
+    // Local servers often need no key, but the SDK insists on one; a key that would travel in clear is never given.
+    apiKey: (!refused && options.apiKey) || 'no-key',
     timeout: options.timeoutMs,
     maxRetries: options.maxRetries,
     defaultHeaders: { 'x-request-purpose': 'embedding' },
     fetch: cappedFetch(options.fetch ?? ((input, init) => fetch(input, init)), { maxBytes: MAX_REPLY_BYTES }),
   });
   return async (model: string, batch: string[]): Promise<number[][]> => {
+    if (refused) throw refused;
     const res = await client.embeddings.create({ model, input: batch, encoding_format: 'float' });
     // Servers may return items out of order; `index` says where each belongs.
     return [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);

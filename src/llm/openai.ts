@@ -1,10 +1,11 @@
 import OpenAI, { APIError } from 'openai';
 import { cappedFetch } from '../net/capped-fetch';
 import { backoffMs, waitBeforeRetry } from '../net/retry-policy';
-import { replyPieces, startAttempt } from './call-budget';
+import { REPLY_MIN_PIECE_BYTES, startAttempt } from './call-budget';
 import type { GateReport } from '../net/politeness/policy';
 import type { ModelGate } from './model-gate';
 import { callWithRetries, modelVerdict } from './model-retry';
+import { keyInClear } from './key-in-clear';
 import { classifyFailure, DEFAULT_BACKOFF_MS, describe } from './openai-failure';
 import { readReply, type ReplyDefaults } from './openai-reply';
 import type { ChatRequest, ChatResult, ChatScope, LLM } from './types';
@@ -53,12 +54,13 @@ export const sendsCacheKey = (baseURL: string): boolean => {
 const sdkClient = (opts: OpenAIProviderOptions) =>
   new OpenAI({
     baseURL: opts.baseURL,
-    apiKey: opts.apiKey || 'not-needed',
+    // A key that would travel in clear is never handed over (key-in-clear.ts).
+    apiKey: (!keyInClear(opts.baseURL, opts.apiKey) && opts.apiKey) || 'not-needed',
     maxRetries: 0,
     // Ours (startAttempt) covers the body too and fires first; the SDK's is only a backstop. Every reply body is read
     // by cappedFetch under LLM_MAX_RESPONSE_BYTES and the attempt's signal.
     timeout: opts.timeoutMs + 1_000,
-    fetch: cappedFetch(opts.fetch ?? ((input, init) => fetch(input, init)), { maxBytes: opts.maxResponseBytes, pieces: replyPieces(opts.maxResponseBytes) }),
+    fetch: cappedFetch(opts.fetch ?? ((input, init) => fetch(input, init)), { maxBytes: opts.maxResponseBytes, minPieceBytes: REPLY_MIN_PIECE_BYTES }),
     defaultHeaders: { 'user-agent': 'humaniq-answers/0.1' },
   });
 
@@ -69,6 +71,7 @@ const sdkClient = (opts: OpenAIProviderOptions) =>
  */
 export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
   const client = sdkClient(opts);
+  const refused = keyInClear(opts.baseURL, opts.apiKey);
   const defaults: ReplyDefaults = { model: opts.model ?? 'default', cacheKey: opts.promptCacheKey ?? sendsCacheKey(opts.baseURL) };
 
   /** One attempt under its deadline; a failure is classified, and the gate told its status and any hold. */
@@ -96,6 +99,7 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
     model: defaults.model,
     acceptsImages: opts.acceptsImages ?? false,
     chat(request, scope = {}) {
+      if (refused) return Promise.reject(refused);
       const gate = opts.gateFor?.(request.model ?? defaults.model);
       // The gate holds the next attempt for as long as the server asked, and every other run's with it.
       const rule = { gated: !!gate, backoff: (n: number, v: { retryAfterMs?: number }) => backoffMs(n, v.retryAfterMs) };
@@ -103,6 +107,7 @@ export const openAIProvider = (opts: OpenAIProviderOptions): LLM => {
       return callWithRetries(scope, gate, { retries: opts.maxRetries, waitFor }, (report) => once(request, scope, report));
     },
     async servedModels() {
+      if (refused) throw refused;
       try {
         const page = await client.models.list({ timeout: MODEL_LIST_TIMEOUT_MS, maxRetries: 0 });
         const data: unknown = page.data;

@@ -1,6 +1,6 @@
 import { eventStream } from '../net/event-stream';
 import { untilAborted } from '../net/until-aborted';
-import { type CallBudget, checkTextSize, replyPieces, startAttempt } from './call-budget';
+import { type CallBudget, checkTextSize, REPLY_MIN_PIECE_BYTES, startAttempt } from './call-budget';
 import type { ModelGate } from './model-gate';
 import { callWithRetries } from './model-retry';
 import { cutAtStop } from './stop';
@@ -35,7 +35,7 @@ const REFUSED_INPUT = /\b5006\b|bad input|oneOf at|JSON Mode couldn't be met/i;
  * stream holds us, and in whole events (src/net/event-stream.ts), so each piece is split into lines once.
  */
 const readEvents = async (stream: ReadableStream<Uint8Array>, budget: CallBudget, signal: AbortSignal, onDelta: (t: string) => void) => {
-  const reader = eventStream(stream, budget.maxBytes, { signal, pieces: replyPieces(budget.maxBytes) }).getReader();
+  const reader = eventStream(stream, budget.maxBytes, { signal, minPieceBytes: REPLY_MIN_PIECE_BYTES }).getReader();
   const decoder = new TextDecoder();
   let text = '';
   let usage: WorkersAIOutput['usage'];

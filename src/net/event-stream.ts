@@ -15,7 +15,7 @@ const lastEventEnd = (bytes: Uint8Array, from: number): number => {
 };
 
 /**
- * A server-sent event stream from a party we do not control, read under the byte and piece caps of read-capped.ts
+ * A server-sent event stream from a party we do not control, read under the byte and trickle caps of read-capped.ts
  * and handed on in whole events: each chunk ends where an event ends. A reader that parses events (the OpenAI SDK's,
  * Workers AI's below) then never holds more than one event across chunks. The SDK copies and searches all it holds
  * again on every chunk it gets, so a reply sent one byte per chunk with no blank line cost it time that grew with the

@@ -1,10 +1,12 @@
 /**
  * Reads a byte stream from a party we do not control (request bodies in src/api/body.ts, evidence in
- * src/evidence/live/http.ts, model replies in src/llm/) under two caps counted as the bytes arrive: bytes, and the
- * pieces they arrive in. Every piece costs a round trip through the runtime whatever its size (30–80 µs of workerd's
- * time here, and about 0.8 KB of its heap that it keeps for a while), so a body sent one byte per HTTP chunk would
- * take minutes and gigabytes to reach a byte cap of megabytes; the piece cap (by default one piece per 256 bytes of
- * the byte cap) ends it after a second or two instead.
+ * src/evidence/live/http.ts, model replies in src/llm/) under two caps counted as the bytes arrive: bytes, and how
+ * small its pieces are on average. Every piece costs a round trip through the runtime whatever its size (30–80 µs of
+ * workerd's time here, and about 0.8 KB of its heap that it keeps for a while), so a body sent one byte per HTTP chunk
+ * would take minutes and gigabytes to reach a byte cap of megabytes. What is refused is the trickle, not a count of
+ * writes: once a body has come in more than MIN_PIECES pieces, its pieces must average at least `minPieceBytes`. So a
+ * server may split its answer into writes however it likes (a model's event in three writes, a SPARQL binding per
+ * write) as long as they are not a few bytes each, and the pieces a body may cost stay below its size over that floor.
  *
  * Memory stays near the body's own size: a byte stream (workerd's fetch and request bodies) is read with a BYOB
  * reader straight into one growing buffer, and another stream's chunks are copied into it and dropped. Keeping the
@@ -13,37 +15,50 @@
  */
 
 /**
- * A body may arrive in at most one piece per this many bytes of its byte cap (and in at least MIN_PIECES). Real
- * answers come in pieces of kilobytes (a server's write buffer, a TCP segment); a model's event stream is the
- * exception, one event of ~200 bytes per token, and its caller asks for more pieces (src/llm/call-budget.ts).
+ * The smallest average piece of a body by default. Real answers come in pieces of kilobytes (a server's write buffer,
+ * a TCP segment); a model's event stream is the exception, one event of 100–200 bytes per token, sometimes in several
+ * writes, and its caller asks for a lower floor (src/llm/call-budget.ts).
  */
 export const BYTES_PER_PIECE = 256;
-const MIN_PIECES = 1_024;
-/** The piece cap that goes with a byte cap. */
-export const pieceCap = (bytes: number, bytesPerPiece = BYTES_PER_PIECE) => Math.max(MIN_PIECES, Math.floor(bytes / bytesPerPiece));
+/** Pieces any body may come in before its average is judged: a short answer in small writes is no trickle. */
+export const MIN_PIECES = 1_024;
 
 /** The first buffer of a body read whole; it doubles as the body grows (up to the cap). */
 export const FIRST_BUFFER = 64 * 1024;
 /** Space offered to one read: about the largest piece a socket hands over; a grown buffer is not offered whole. */
 export const READ_SPACE = 64 * 1024;
 
+/** What a body refused as a trickle had measured: its pieces, its bytes, and the average it fell under. */
+export interface Trickle {
+  pieces: number;
+  bytes: number;
+  minPieceBytes: number;
+}
+
+/** The average piece of a trickle, readable: 1.0, 12.5. */
+export const averageOf = (t: Trickle) => (t.bytes / t.pieces).toFixed(1);
+
 export class OverCapError extends Error {
   /**
    * @param cap the byte cap
-   * @param pieces set when it was the piece cap that was passed
+   * @param trickle set when it was the pieces' average, not the bytes, that was refused
    */
   constructor(
     readonly cap: number,
-    readonly pieces?: number,
+    readonly trickle?: Trickle,
   ) {
-    super(pieces === undefined ? `over ${cap} bytes` : `sent in more than ${pieces} pieces`);
+    super(
+      trickle === undefined
+        ? `over ${cap} bytes`
+        : `sent in ${trickle.pieces} pieces averaging ${averageOf(trickle)} bytes, under the ${trickle.minPieceBytes} bytes a piece must average past the first ${MIN_PIECES}`,
+    );
     this.name = 'OverCapError';
   }
 }
 
 export interface CapOptions {
-  /** Pieces the body may arrive in (default `pieceCap(cap)`). */
-  pieces?: number;
+  /** The smallest average piece accepted once a body has come in more than MIN_PIECES pieces (default BYTES_PER_PIECE). */
+  minPieceBytes?: number;
   /** Ends the reading with the signal's reason, whatever stream the body is (a fetch spy's too). */
   signal?: AbortSignal;
 }
@@ -55,8 +70,8 @@ interface Piece {
 }
 
 /**
- * The next pieces of a body, each read into space the caller gives. Past the piece cap, or when `signal` aborts,
- * `read` throws and the body is cancelled.
+ * The next pieces of a body, each read into space the caller gives. When its pieces turn out a trickle (see above),
+ * or when `signal` aborts, `read` throws and the body is cancelled.
  */
 export interface PieceReader {
   read(space: Uint8Array): Promise<Piece>;
@@ -72,12 +87,13 @@ const byobReader = (body: ReadableStream<Uint8Array>): ReadableStreamBYOBReader 
 };
 
 export const pieceReader = (body: ReadableStream<Uint8Array>, cap: number, options: CapOptions = {}): PieceReader => {
-  const maxPieces = options.pieces ?? pieceCap(cap);
+  const minPieceBytes = options.minPieceBytes ?? BYTES_PER_PIECE;
   const { signal } = options;
   const byob = byobReader(body);
   const plain = byob ? undefined : body.getReader();
   let rest: Uint8Array | undefined;
   let pieces = 0;
+  let bytes = 0;
   const cancel = (reason?: unknown) => (byob ?? plain)!.cancel(reason).catch(() => {});
   const onAbort = () => void cancel(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -111,10 +127,11 @@ export const pieceReader = (body: ReadableStream<Uint8Array>, cap: number, optio
       signal?.throwIfAborted();
       const piece = await next(space);
       signal?.throwIfAborted();
+      bytes += piece.view.byteLength;
       if (piece.done) signal?.removeEventListener('abort', onAbort);
-      else if (++pieces > maxPieces) {
+      else if (++pieces > MIN_PIECES && pieces * minPieceBytes > bytes) {
         await this.cancel();
-        throw new OverCapError(cap, maxPieces);
+        throw new OverCapError(cap, { pieces, bytes, minPieceBytes });
       }
       return piece;
     },
@@ -133,7 +150,7 @@ export const grown = (from: ArrayBuffer, size: number, length: number): ArrayBuf
 };
 
 /**
- * The whole body, refused with {@link OverCapError} past `cap` bytes or past its piece cap: the rest is not read and
+ * The whole body, refused with {@link OverCapError} past `cap` bytes or as a trickle: the rest is not read and
  * the body is cancelled. The bytes come back as a view on a buffer that may be up to twice their size.
  */
 export const readCapped = async (body: ReadableStream<Uint8Array> | null, cap: number, options: CapOptions = {}): Promise<Uint8Array> => {
@@ -169,7 +186,7 @@ export const readHead = async (body: ReadableStream<Uint8Array> | null, max: num
       if (done) break;
     }
   } catch (err) {
-    // Past the piece cap, what came so far is still the head of the page.
+    // Refused as a trickle, what came so far is still the head of the page.
     if (!(err instanceof OverCapError)) throw err;
   }
   await reader.cancel();

@@ -40,14 +40,8 @@ export const retrying = async <T>(attempt: (n: number) => Promise<T>, opts: Retr
   }
 };
 
-/** Retry-After in milliseconds: the header is either delta-seconds or an HTTP date. */
-export const parseRetryAfter = (value: string | null | undefined): number | undefined => {
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-};
+/** Read per RFC 9110 (digits or an HTTP date); anything else is ignored and logged: retry-after.ts. */
+export { parseRetryAfter } from './retry-after';
 
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {

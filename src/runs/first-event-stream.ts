@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import { firstEvent, startFailed } from '../engine/first-event';
 import type { RunEvent, RunRequest } from '../engine/types';
 import { pulledFrames, sseFrame, sseResponse } from '../net/sse';
+import { publicMessage } from '../text/public-message';
 import { firstEventOnItsWay, MAX_HOLD_MS } from './first-bytes';
 
 /** A run event as an SSE frame, byte for byte as its object frames it. */
@@ -41,7 +42,7 @@ export const firstEventThenRun = (
       if (cancelled) await reader.cancel().catch(() => {});
       return reader;
     } catch (err) {
-      const why = (await explain?.(err).catch(() => undefined)) ?? (err instanceof Error ? err.message : String(err));
+      const why = publicMessage((await explain?.(err).catch(() => undefined)) ?? (err instanceof Error ? err.message : String(err)));
       return startFailed(`the run could not be started: ${why}`).map(runEventFrame);
     }
   })();

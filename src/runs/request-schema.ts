@@ -1,7 +1,8 @@
 import * as z from 'zod';
+import { MAX_QUESTION_CHARS } from '../engine/limits';
 import { VARIANTS } from '../engine/types';
 
-export const MAX_QUESTION_CHARS = 2_000;
+export { MAX_QUESTION_CHARS } from '../engine/limits';
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_CONTEXT_BODY_BYTES = 16 * 1024 * 1024;
 export const MAX_PAGE_BYTES = 4 * 1024 * 1024;

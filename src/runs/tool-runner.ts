@@ -5,6 +5,7 @@ import { routeByPurpose } from '../llm/route';
 import { LLMError, type LLM } from '../llm/types';
 import type { Tool } from '../tools/types';
 import type { GateParty } from '../net/politeness/policy';
+import { publicMessage } from '../text/public-message';
 import { HttpError } from './errors';
 
 /** What a tool run by hand gives back: its observation, how long it took, and whether it failed. */
@@ -84,7 +85,7 @@ export const runToolByHand = async (env: Env, config: Config, tool: Tool, input:
     return { output, ms: Date.now() - started };
   } catch (err) {
     if (deadline.signal.reason === timeout) throw timeout;
-    return { output: `Error: ${err instanceof Error ? err.message : String(err)}`, ms: Date.now() - started, error: true };
+    return { output: `Error: ${publicMessage(err instanceof Error ? err.message : String(err))}`, ms: Date.now() - started, error: true };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', callerGone);

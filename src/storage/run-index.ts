@@ -1,4 +1,5 @@
 import schema from '../../migrations/0004_runs.sql';
+import standaloneColumn from '../../migrations/0010_run_standalone_question.sql';
 import { onFirstUse } from '../d1/schema';
 import type { RunStatus } from '../engine/types';
 
@@ -14,6 +15,8 @@ export const OPEN_OWNER = 'open';
 export interface RunSummary {
   runId: string;
   question: string;
+  /** A chat's follow-up as the run answered it (made self-contained), beside `question` as asked; null otherwise. */
+  standaloneQuestion: string | null;
   variant: string;
   mode: string;
   status: RunStatus;
@@ -34,6 +37,7 @@ interface Row {
   seq: number;
   run_id: string;
   question: string;
+  standalone_question: string | null;
   variant: string;
   mode: string;
   status: string;
@@ -45,8 +49,8 @@ interface Row {
 /** A long answer is cut in the index (the run JSON has it whole). */
 const MAX_INDEXED_ANSWER = 2_000;
 
-/** Creates the table on first use (same SQL as migrations/0004), so a fresh local database needs no migration step. */
-const ensureTable = onFirstUse(schema);
+/** Creates the table on first use (same SQL as migrations/0004 and 0010), so a fresh local database needs no migration step. */
+const ensureTable = onFirstUse(`${schema}\n${standaloneColumn}`);
 
 const clipAnswer = (answer: string | null | undefined) =>
   answer == null ? null : answer.length > MAX_INDEXED_ANSWER ? `${answer.slice(0, MAX_INDEXED_ANSWER)}…` : answer;
@@ -65,12 +69,12 @@ export const indexRunCreated = async (
 export const indexRunStatus = async (
   db: D1Database,
   runId: string,
-  update: { status: RunStatus; answer?: string | null; durationMs?: number | null },
+  update: { status: RunStatus; answer?: string | null; durationMs?: number | null; standaloneQuestion?: string | null },
 ): Promise<void> => {
   await ensureTable(db);
   await db
-    .prepare('UPDATE runs SET status = ?, answer = COALESCE(?, answer), duration_ms = COALESCE(?, duration_ms) WHERE run_id = ?')
-    .bind(update.status, clipAnswer(update.answer), update.durationMs ?? null, runId)
+    .prepare('UPDATE runs SET status = ?, answer = COALESCE(?, answer), duration_ms = COALESCE(?, duration_ms), standalone_question = COALESCE(?, standalone_question) WHERE run_id = ?')
+    .bind(update.status, clipAnswer(update.answer), update.durationMs ?? null, update.standaloneQuestion ?? null, runId)
     .run();
 };
 
@@ -92,6 +96,7 @@ export const decodeCursor = (cursor: string): number | undefined => {
 const toSummary = (r: Row): RunSummary => ({
   runId: r.run_id,
   question: r.question,
+  standaloneQuestion: r.standalone_question ?? null,
   variant: r.variant,
   mode: r.mode,
   status: r.status as RunStatus,
@@ -117,7 +122,7 @@ export const listRuns = async (db: D1Database, input: { owner?: string; limit: n
     binds.push(input.after);
   }
   const sql =
-    'SELECT rowid AS seq, run_id, question, variant, mode, status, answer, created_at, duration_ms FROM runs' +
+    'SELECT rowid AS seq, run_id, question, standalone_question, variant, mode, status, answer, created_at, duration_ms FROM runs' +
     (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
     ' ORDER BY rowid DESC LIMIT ?';
   const { results } = await db.prepare(sql).bind(...binds, input.limit + 1).all<Row>();

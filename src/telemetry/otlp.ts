@@ -1,5 +1,6 @@
 import { version as SERVICE_VERSION } from '../../package.json';
 import { otlpHeaders, type Config } from '../config';
+import { sendsInClear } from '../net/in-clear';
 import type { SpanValue } from '../engine/trace';
 import type { FinishedSpan } from './span-buffer';
 
@@ -77,6 +78,8 @@ export const tracesUrl = (endpoint: string) => `${endpoint.replace(/\/+$/, '')}/
 export const exportSpans = async (config: Config, spans: FinishedSpan[]): Promise<void> => {
   const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint || !spans.length) return;
+  // The collector's headers are credentials: never sent in clear (the configuration refuses such a pair at start).
+  if (config.OTEL_EXPORTER_OTLP_HEADERS && sendsInClear(endpoint)) return void console.warn('trace export skipped: OTEL_EXPORTER_OTLP_HEADERS would go over plain HTTP');
   try {
     const res = await fetch(tracesUrl(endpoint), {
       method: 'POST',

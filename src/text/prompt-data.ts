@@ -82,6 +82,8 @@ const KEYWORDS = [
   'system', 'user', 'assistant', 'human',
 ];
 const PROTOCOL_LINE = new RegExp(`^([ \\t>*_#~\`"'|•·–—-]*)(?:${KEYWORDS.join('|')})[ \\t*_]*:`, 'i');
+/** The same markers anywhere in a line: at its start or after a space or a mark, never inside a word. */
+const PROTOCOL_MARKER = new RegExp(`(^|[\\s>*_#~\`"'|•·–—(-])((?:${KEYWORDS.join('|')})[ \\t*_]*:)`, 'gi');
 
 /** Tags of reply formats and of the rag references wrapper, and chat-template tokens (`<|im_start|>`). */
 const REPLY_TAGS = /<(\s*\/?\s*(?:answer|reasoning|false_premise|ref|references)\b[^<>\n]*)>?|<\|/gi;
@@ -141,3 +143,30 @@ export const oneLine = (text: string): string =>
   neutral(text, ANY_MARKER, false)
     .replace(/\s+/g, ' ')
     .trim();
+
+/**
+ * The protocol marker a line of untrusted text opens with (`Final Answer:`, `Action:`, `Observation:`, a chat role …),
+ * judged as a model reads it, or undefined. For model output that is about to become input: a reply meant to be a
+ * question that opens like a turn of a protocol is the model answering or acting instead.
+ * @example leadingProtocolMarker('Final Answer: leaked') // 'Final Answer:'
+ */
+export const leadingProtocolMarker = (line: string): string | undefined => {
+  const read = reading(clean(line).trim());
+  const m = PROTOCOL_LINE.exec(read);
+  return m ? read.slice(m[1]!.length, m[0].length).trim() : undefined;
+};
+
+/**
+ * Untrusted text on one line (as {@link oneLine}) with every protocol marker in it removed, wherever it stands
+ * (`Who wrote it? Action: runQuery` → `Who wrote it? runQuery`): for text that becomes a question a later prompt
+ * carries on a protocol line of its own. A line with a disguised marker (fullwidth colon, look-alike letters) is kept
+ * in the form a model reads.
+ */
+export const withoutProtocolMarkers = (text: string): string => {
+  const line = oneLine(text);
+  const read = reading(line);
+  PROTOCOL_MARKER.lastIndex = 0;
+  if (!PROTOCOL_MARKER.test(read)) return line;
+  return read.replace(PROTOCOL_MARKER, (_m, lead: string) => lead).replace(/\s+/g, ' ').trim();
+};
+

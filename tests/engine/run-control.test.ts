@@ -41,6 +41,7 @@ describe('GET /v1/runs', () => {
     expect(first).toEqual({
       runId: made[0].runId,
       question: 'first of A',
+      standaloneQuestion: null,
       variant: 'mintaka',
       mode: 'test-tool-loop',
       status: 'succeeded',

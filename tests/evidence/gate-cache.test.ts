@@ -2,6 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { GateCache } from '../../durable-objects/gate-cache';
+import { PolitenessGate } from '../../durable-objects/politeness-gate';
 
 /**
  * The answers a politeness gate keeps for every run are measured as SQLite stores them, in UTF-8 bytes: a cap counted
@@ -25,8 +26,13 @@ describe('the politeness gate cache', () => {
   it('drops a cache an older gate kept in characters, and starts empty', async () => {
     const after = await runInDurableObject(gate(), async (_live, state) => {
       const sql = state.storage.sql;
+      // Storage as a gate from before the numbered migrations left it: a table `answers`, no schema version.
+      sql.exec('DROP TABLE cached_answers');
+      sql.exec('DELETE FROM kv');
       sql.exec('CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, body TEXT NOT NULL, chars INTEGER NOT NULL, expires INTEGER NOT NULL, used INTEGER NOT NULL)');
       sql.exec('INSERT INTO answers (key, body, chars, expires, used) VALUES (?, ?, ?, ?, ?)', 'old', 'old answer', 10, LATER, 0);
+      // The object as it comes back after a deploy: its migrations run once, in its constructor.
+      new PolitenessGate(state, env);
       const cache = new GateCache(sql);
       const tables = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('answers', 'cached_answers')").toArray();
       return { old: cache.get('old', Date.now()), tables: tables.map((t) => t.name) };

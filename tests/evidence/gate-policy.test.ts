@@ -62,22 +62,37 @@ describe('the politeness policy', () => {
     expect(s.backoffReason).toBe('HTTP 429 with Retry-After 999999 s; held for at most 10 s (POLITENESS_MAX_BACKOFF_MS)');
   });
 
-  it("holds requests once the minute's request budget is spent, until the oldest second has left the window", () => {
-    const wiki: GatePolicy = { concurrency: 1, requestsPerMinute: 3, leaseMs: 60_000, maxBackoffMs: 120_000, enforce: true };
+  it("releases the minute's request budget through the minute: a small burst, then one token per 60 s / rate", () => {
+    // 12 a minute (the figure): a burst of 1, then 11 more spread over the minute, one every 5.45 s.
+    const wiki: GatePolicy = { concurrency: 3, requestsPerMinute: 12, leaseMs: 60_000, maxBackoffMs: 120_000, enforce: true };
     const s = fresh();
+    expect(admit(s, wiki, t0)).toEqual({ ok: true });
     countSent(s, wiki, t0);
-    countSent(s, wiki, t0 + 10);
-    const unused = countSent(s, wiki, t0 + 2_500)!;
-    expect(admit(s, wiki, t0 + 3_000)).toMatchObject({ ok: false, reason: 'requests', detail: expect.stringContaining('3 requests in the last minute') });
-    // A pass handed back unused is not a request the host saw.
-    uncountSent(s, unused);
-    expect(admit(s, wiki, t0 + 3_000)).toEqual({ ok: true });
-    countSent(s, wiki, t0 + 3_000);
-    // The first second's two requests count until a minute after that second ended.
-    expect(admit(s, wiki, t0 + 61_000 - 1)).toMatchObject({ ok: false, reason: 'requests', waitMs: 1 });
-    expect(admit(s, wiki, t0 + 61_000)).toEqual({ ok: true });
-    // However busy, the state keeps one entry per second of the minute.
-    for (let i = 0; i < 10_000; i++) countSent(s, { ...wiki, requestsPerMinute: 1e9 }, t0 + 100_000 + i * 10);
-    expect(s.sent!.length).toBeLessThanOrEqual(61);
+    const held = admit(s, wiki, t0 + 10);
+    expect(held).toMatchObject({ ok: false, reason: 'requests', detail: 'the budget is 12 a minute, 1 at once and then one every 5.5 s (MEDIAWIKI_REQUESTS_PER_MINUTE)' });
+    expect((held as { waitMs: number }).waitMs).toBe(Math.ceil(60_000 / 11) - 10);
+    expect(admit(s, wiki, t0 + Math.ceil(60_000 / 11))).toEqual({ ok: true });
+    // A pass handed back unused gives its token back.
+    countSent(s, wiki, t0 + 6_000);
+    uncountSent(s, wiki, t0 + 6_000);
+    expect(admit(s, wiki, t0 + 6_000)).toEqual({ ok: true });
+    // However long and busy, no minute sees more than the budget: a burst at most, then the refill.
+    const busy: GatePolicy = { ...wiki, requestsPerMinute: 180 };
+    const b = fresh();
+    const sentAt: number[] = [];
+    for (let t = t0; t < t0 + 180_000; t += 50) {
+      if (admit(b, busy, t).ok) {
+        countSent(b, busy, t);
+        sentAt.push(t);
+      }
+    }
+    const most = Math.max(...sentAt.map((t) => sentAt.filter((u) => u >= t && u < t + 60_000).length));
+    expect(most).toBeLessThanOrEqual(180);
+    // The burst of 18 goes at once (one per 50 ms tick here, with what refilled meanwhile), then one every
+    // 60 s / 162 = 370 ms.
+    expect(sentAt.slice(0, 18)).toEqual(Array.from({ length: 18 }, (_, i) => t0 + i * 50));
+    const gaps = sentAt.slice(30).map((t, i) => t - sentAt[29 + i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(350);
+    expect(JSON.stringify(b).length).toBeLessThan(200);
   });
 });

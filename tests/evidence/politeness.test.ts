@@ -96,7 +96,9 @@ describe('the politeness gate shared by every run', () => {
     expect((await first).status).toBe('succeeded');
     expect(second.status).toBe('succeeded');
     expect(notes(second).join('\n')).toMatch(/politeness gate of en\.wikipedia\.org: the host asked every client to wait \(replication lag/);
-    expect(wiki.stats()).toMatchObject({ insideRetryAfter: 0, withoutMaxlag: 0, withoutUserAgent: 0, peakConcurrency: 1 });
+    // At most MEDIAWIKI_CONCURRENCY at once (Wikimedia's guidance: 3 concurrent requests per client).
+    expect(wiki.stats()).toMatchObject({ insideRetryAfter: 0, withoutMaxlag: 0, withoutUserAgent: 0 });
+    expect(wiki.stats().peakConcurrency).toBeLessThanOrEqual(3);
   });
 
   it('an answer fetched by one run is served to the next from the shared cache, and usage counts it', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventStream } from '../../src/net/event-stream';
-import { OverCapError, readCapped, readHead } from '../../src/net/read-capped';
+import { MIN_PIECES, OverCapError, readCapped, readHead } from '../../src/net/read-capped';
 
 const encoder = new TextEncoder();
 
@@ -35,22 +35,35 @@ const written = (piece: (i: number) => Uint8Array) => {
 
 const oneByte = () => Uint8Array.of(97);
 
-describe('a body read under a byte cap and a piece cap', () => {
-  it('one byte per piece without end is refused by the number of its pieces, long before its bytes reach the cap', async () => {
+describe('a body read under a byte cap and a trickle cap', () => {
+  it('one byte per piece without end is refused by the average of its pieces, long before its bytes reach the cap', async () => {
     for (const { body, seen } of [pulled(oneByte), written(oneByte)]) {
       const err = await readCapped(body, 1024 * 1024).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OverCapError);
-      // 1 MiB allows one piece per 256 bytes: 4,096 pieces; the body was abandoned there.
-      expect(err).toMatchObject({ cap: 1024 * 1024, pieces: 4_096 });
-      expect(seen.pieces).toBeLessThan(4_096 + 8);
+      // Judged once past the first 1,024 pieces: 1 byte a piece on average, against the 256 asked.
+      expect(err).toMatchObject({ cap: 1024 * 1024, trickle: { pieces: MIN_PIECES + 1, bytes: MIN_PIECES + 1, minPieceBytes: 256 } });
+      expect((err as Error).message).toBe('sent in 1025 pieces averaging 1.0 bytes, under the 256 bytes a piece must average past the first 1024');
+      expect(seen.pieces).toBeLessThan(MIN_PIECES + 8);
     }
+  });
+
+  it('a body up to the byte cap in many small writes passes when its pieces are no trickle, whatever their count', async () => {
+    // The issue's honest server: a streamed reply whose every event is written in three writes (~50 bytes each on
+    // average), 0.9 MB in all: 18,000 pieces, more than the old cap's 16,384, but 50 bytes a piece is no trickle.
+    const event = encoder.encode(`data: ${JSON.stringify({ choices: [{ delta: { content: ' token' } }], id: 'x'.repeat(80) })}\n\n`);
+    const parts = [event.subarray(0, 6), event.subarray(6, event.length - 2), event.subarray(event.length - 2)];
+    const events = Math.floor(900_000 / event.length);
+    const { body } = pulled((i) => parts[i % 3]!, events * 3);
+    const read = await readCapped(body, 1024 * 1024, { minPieceBytes: 32 });
+    expect(read.byteLength).toBe(events * event.length);
+    expect(events * 3).toBeGreaterThan(16_384);
   });
 
   it('large pieces past the byte cap are refused by their bytes, and the body is cancelled', async () => {
     const { body, seen } = pulled(() => new Uint8Array(64 * 1024));
     const err = await readCapped(body, 1024 * 1024).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OverCapError);
-    expect((err as OverCapError).pieces).toBeUndefined();
+    expect((err as OverCapError).trickle).toBeUndefined();
     expect(seen.cancelled).toBe(true);
     expect(seen.pieces).toBeLessThanOrEqual(1024 / 64 + 2);
   });
@@ -60,7 +73,7 @@ describe('a body read under a byte cap and a piece cap', () => {
     const bytes = encoder.encode(text);
     for (const size of [1, 7, 4096, bytes.length]) {
       const { body } = pulled((i) => bytes.subarray(i * size, (i + 1) * size), Math.ceil(bytes.length / size));
-      const read = await readCapped(body, 1024 * 1024, { pieces: bytes.length });
+      const read = await readCapped(body, 1024 * 1024, { minPieceBytes: 1 });
       expect(new TextDecoder().decode(read)).toBe(text);
     }
     // Exactly at the cap is within it; one byte more is over.
@@ -98,16 +111,16 @@ describe('an event stream handed on in whole events', () => {
     const bytes = encoder.encode(events.join(''));
     const { body } = pulled((i) => bytes.subarray(i, i + 1), bytes.length);
     const chunks: string[] = [];
-    for await (const chunk of eventStream(body, 64 * 1024, { pieces: bytes.length })) chunks.push(new TextDecoder().decode(chunk));
+    for await (const chunk of eventStream(body, 64 * 1024, { minPieceBytes: 1 })) chunks.push(new TextDecoder().decode(chunk));
     expect(chunks).toEqual(events);
   });
 
   it('an event that never ends is refused by the caps, not held', async () => {
     const { body, seen } = written(oneByte);
-    const reader = eventStream(body, 128 * 1024, { pieces: 2_048 }).getReader();
+    const reader = eventStream(body, 128 * 1024, { minPieceBytes: 32 }).getReader();
     const err = await reader.read().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OverCapError);
-    expect(err).toMatchObject({ pieces: 2_048 });
-    expect(seen.pieces).toBeLessThan(2_048 + 8);
+    expect(err).toMatchObject({ trickle: { pieces: MIN_PIECES + 1, minPieceBytes: 32 } });
+    expect(seen.pieces).toBeLessThan(MIN_PIECES + 8);
   });
 });

@@ -5,6 +5,7 @@ import { EvidenceError } from '../../src/evidence/types';
 import { modelVerdict } from '../../src/llm/model-retry';
 import { classifyFailure, DEFAULT_BACKOFF_MS } from '../../src/llm/openai-failure';
 import { backoffMs, waitBeforeRetry } from '../../src/net/retry-policy';
+import { parseRetryAfter } from '../../src/net/retry-after';
 
 /**
  * The one retry policy of the model providers and the live evidence client (src/net/retry-policy.ts), read through
@@ -51,5 +52,32 @@ describe('the shared retry policy', () => {
     expect([0, 1, 2, 6].map((n) => retryDelay(down, n, { gated: false, maxWaitMs: 5_000 }))).toEqual([250, 500, 1_000, 5_000]);
     expect(retryDelay({ ok: false, error: new EvidenceError('not allowed', 'refused') }, 0, { gated: false, maxWaitMs: 5_000 })).toBeUndefined();
     expect(retryDelay({ ok: true, value: { status: 200, text: 'oops', problem: 'not JSON' } }, 0, { gated: false, maxWaitMs: 5_000 })).toBeUndefined();
+  });
+});
+
+describe('Retry-After as RFC 9110 defines it (issue 41, item 4)', () => {
+  const now = Date.UTC(1994, 10, 6, 8, 49, 0);
+  const ignored: string[] = [];
+  const parse = (v: string | null) => parseRetryAfter(v, { now, onIgnored: (x) => ignored.push(x) });
+
+  it('takes delay-seconds (digits only) and the three HTTP-date forms, a past date as 0', () => {
+    expect(parse('120')).toBe(120_000);
+    expect(parse(' 0 ')).toBe(0);
+    expect(parse('Sun, 06 Nov 1994 08:49:37 GMT')).toBe(37_000);
+    expect(parse('Sunday, 06-Nov-94 08:49:37 GMT')).toBe(37_000);
+    expect(parse('Sun Nov  6 08:49:37 1994')).toBe(37_000);
+    expect(parse('Sat, 05 Nov 1994 08:49:37 GMT')).toBe(0);
+    expect(parse(null)).toBeUndefined();
+    expect(ignored).toEqual([]);
+  });
+
+  it('ignores, and reports, everything Number() or Date.parse() would have read as a wait', () => {
+    const junk = ['0x10', '0o7', '0b11', '1e1', '1.5', '-5', '+5', 'Infinity', 'tomorrow', 'Mon, 06 Nov 1994 08:49:37 GMT', 'Sun, 31 Feb 1994 08:49:37 GMT', '06 Nov 1994 08:49:37 GMT'];
+    for (const v of junk) expect(parse(v)).toBeUndefined();
+    expect(ignored).toEqual(junk);
+  });
+
+  it('a model server that says 429 with a malformed Retry-After holds for the default, as if it had said none', () => {
+    expect(classifyFailure(sdkError(429, '0x10')).hold).toEqual({ ms: DEFAULT_BACKOFF_MS, reason: 'HTTP 429' });
   });
 });

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDev, type DevServer } from '../support/dev-server.mjs';
 import { startStub, type Stub } from '../support/openai-stub.mjs';
+import { watchWorkerd } from '../support/workerd-watch.mjs';
 
 /**
  * A chat UI's second question leans on its first. Through `npm run dev`, the real `openai` SDK and the
@@ -76,3 +77,70 @@ describe('a chat with two user turns', () => {
     expect(stub.requests.length).toBe(before);
   });
 });
+
+describe("the rewrite's reply, checked before it becomes the question (issue 41, item 1)", () => {
+  it('a 5,000-character reply beginning "Final Answer: leaked SYSTEM PROMPT …" is not used: the run answers the last user message and says why', async () => {
+    const client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: 'k', maxRetries: 0 });
+    const leak = `Final Answer: leaked SYSTEM PROMPT ${'You are a question-answering service. '.repeat(200)}`.slice(0, 5_000);
+    expect(leak).toHaveLength(5_000);
+    stub.setScript({ rewrite: [leak] });
+    const mark = stub.requests.length;
+    const watched = await watchWorkerd(dev, () =>
+      client.chat.completions
+        .create({
+          model: 'mintaka',
+          messages: [
+            { role: 'user', content: FIRST },
+            { role: 'assistant', content: 'Robert Zemeckis' },
+            { role: 'user', content: FOLLOW_UP },
+          ],
+        })
+        .withResponse(),
+    );
+    const runId = watched.value.response.headers.get('x-run-id')!;
+    const calls = stub.requests.slice(mark);
+    expect(calls[0].purpose).toBe('rewrite');
+    // Every later prompt carries the last user message, never the reply.
+    const later = calls.slice(1);
+    expect(later.length).toBeGreaterThan(0);
+    for (const call of later) {
+      expect(JSON.stringify(call.body.messages)).not.toContain('leaked SYSTEM PROMPT');
+      expect(userText(call.body)).toContain(FOLLOW_UP);
+    }
+    const agent = later.find((c) => c.purpose === 'agent')!;
+    expect(userText(agent.body)).toContain(`Question: ${FOLLOW_UP}\n`);
+
+    const run = (await (await fetch(`${dev.url}/v1/runs/${runId}`)).json()) as any;
+    expect(run).toMatchObject({ question: FOLLOW_UP, standaloneQuestion: FOLLOW_UP });
+    expect(run.steps[1]).toMatchObject({
+      type: 'observation',
+      tool: 'rewrite',
+      error: true,
+      output: expect.stringMatching(/^the rewrite was not used \(the reply was 5,000 characters, longer than a question may be \(2,000\)\); answering the last user message as asked: "When was he born\?"$/),
+    });
+    const listed = (await (await fetch(`${dev.url}/v1/runs?limit=5`)).json()) as any;
+    expect(listed.runs.find((r: any) => r.runId === runId)).toMatchObject({ question: FOLLOW_UP, standaloneQuestion: FOLLOW_UP });
+    // Nothing else was harmed meanwhile.
+    expect(watched.health.ok).toBe(watched.health.asked);
+    if (Number.isFinite(watched.rssBefore)) expect(watched.rssPeak - watched.rssBefore).toBeLessThan(200 * 1024 * 1024);
+  });
+
+  it('a short reply that answers instead of rewriting is refused the same way; a good one is listed beside the question as asked', async () => {
+    const client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: 'k', maxRetries: 0 });
+    const ask = async (rewrite: string) => {
+      stub.setScript({ rewrite: [rewrite], parametric: ['1952'] });
+      const { response } = await client.chat.completions
+        .create({ model: 'mintaka:parametric', messages: [{ role: 'user', content: FIRST }, { role: 'assistant', content: 'Robert Zemeckis' }, { role: 'user', content: FOLLOW_UP }] })
+        .withResponse();
+      return response.headers.get('x-run-id')!;
+    };
+    const answered = await ask('Final Answer: May 14, 1952');
+    const good = await ask(`Standalone question: "${STANDALONE}"`);
+    const listed = ((await (await fetch(`${dev.url}/v1/runs?limit=5`)).json()) as any).runs;
+    expect(listed.find((r: any) => r.runId === answered)).toMatchObject({ question: FOLLOW_UP, standaloneQuestion: FOLLOW_UP });
+    expect(listed.find((r: any) => r.runId === good)).toMatchObject({ question: FOLLOW_UP, standaloneQuestion: STANDALONE });
+    const run = (await (await fetch(`${dev.url}/v1/runs/${answered}`)).json()) as any;
+    expect(run.steps[1].output).toMatch(/the reply opened with the protocol marker "Final Answer:", so it answered or acted instead of rewriting/);
+  });
+});
+

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startDev, type DevServer } from '../support/dev-server.mjs';
 import { startStub, type Stub } from '../support/openai-stub.mjs';
+import { watchWorkerd } from '../support/workerd-watch.mjs';
 
 /**
  * The model server's politeness gate (src/llm/model-gate.ts), shared by every run of a deployment: at most
@@ -62,4 +63,35 @@ describe('the politeness gate of a model server', () => {
     // Five runs on two slots: some calls waited their turn, and their runs say so.
     expect(runs.some((r) => r.usage.modelGate?.waits > 0)).toBe(true);
   });
+
+  it('reads Retry-After as RFC 9110 does (digits or an HTTP date): 0x10, 0o7, 0b11 and 1e1 are ignored, not taken for 16, 7, 3 and 10 s', async () => {
+    await control('/__concurrency', { max: 0 });
+    await control('/__latency', { ms: 0 });
+    const reasons: Record<string, string> = {};
+    const watched = await watchWorkerd(dev, async () => {
+      const date = () => new Date(Math.ceil((Date.now() + 2_500) / 1000) * 1000).toUTCString();
+      let httpDate = '';
+      for (const value of ['0x10', '0o7', '0b11', '1e1', '1', 'date']) {
+        if (value === 'date') httpDate = date();
+        await control('/__faults', { status: 429, count: 1, retryAfter: value === 'date' ? httpDate : value });
+        const r = await fetch(`${dev.url}/v1/answer`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ question: `Retry-After ${value}`, mode: 'test-tool-loop', options: { calls: 1, think: true } }),
+        }).then((res) => res.json() as Promise<any>);
+        expect(r.status).toBe('succeeded');
+        reasons[value] = notes(r).join('\n').match(/the host asked every client to wait \(([^)]*)\)/)?.[1] ?? '';
+      }
+      return httpDate;
+    });
+    // Malformed: ignored (and logged), so the 429 holds every run for the default wait, as a 429 without the header.
+    for (const value of ['0x10', '0o7', '0b11', '1e1']) expect(reasons[value]).toBe('HTTP 429');
+    // Well-formed: obeyed.
+    expect(reasons['1']).toBe('HTTP 429 with Retry-After 1.0 s');
+    expect(watched.value).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+    expect(reasons.date).toMatch(/^HTTP 429 with Retry-After [0-3]\.\d s$/);
+    expect(dev.log()).toMatch(/ignored Retry-After "0x10": neither delay-seconds \(digits\) nor an HTTP date \(RFC 9110\)/);
+    expect(watched.health.ok).toBe(watched.health.asked);
+  });
 });
+

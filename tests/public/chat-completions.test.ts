@@ -220,3 +220,74 @@ describe('GET /v1/models', () => {
     expect((await client().models.retrieve('hybridqa:program')).id).toBe('hybridqa:program');
   });
 });
+
+describe('one verdict for a run cut short by a limit (issue 41, item 6)', () => {
+  type Limited = { content: string; finish: string | null; run: any; status: number };
+  /** The same request answered whole and streamed, as a client reads each: status, content, finish_reason, `run`. */
+  const bothForms = async (body: Record<string, unknown>): Promise<[Limited, Limited]> => {
+    const { data, response } = await client().chat.completions.create({ ...body, stream: false } as any).withResponse();
+    const whole = { content: data.choices[0].message.content ?? '', finish: data.choices[0].finish_reason, run: (data as any).run, status: response.status };
+    const { data: stream, response: streamed } = await client().chat.completions.create({ ...body, stream: true } as any).withResponse();
+    let content = '';
+    let last: any;
+    for await (const chunk of stream as unknown as AsyncIterable<any>) {
+      content += chunk.choices[0]?.delta?.content ?? '';
+      last = chunk;
+    }
+    return [whole, { content, finish: last.choices[0].finish_reason, run: last.run, status: streamed.status }];
+  };
+
+  it('with a partial answer: 200, finish_reason "length", the partial answer and the limit in run.error, whole or streamed', async () => {
+    installScript({ final: ['never asked'] });
+    const forms = await bothForms({ model: 'crag:test-tool-loop', messages: [{ role: 'user', content: 'tick until the limit' }], options: { calls: 5, limits: { maxSteps: 2 } } });
+    for (const form of forms) {
+      expect(form).toMatchObject({ status: 200, finish: 'length', content: 'partial after 2 ticks' });
+      expect(form.run).toMatchObject({ status: 'limited', error: { code: 'limit_steps', message: expect.stringMatching(/step/) } });
+    }
+    expect(forms[0].run.error).toEqual(forms[1].run.error);
+  });
+
+  it('without one: the same 200 and "length" with empty content (was 502 run_failed as JSON, 200 when streamed)', async () => {
+    const slow = () => new Promise<string>((r) => setTimeout(() => r('too late'), 3_000));
+    installScript({ parametric: [slow, slow] });
+    const forms = await bothForms({ model: 'mintaka:parametric', messages: [{ role: 'user', content: 'What is slow?' }], options: { limits: { maxWallMs: 300 } } });
+    for (const form of forms) {
+      expect(form).toMatchObject({ status: 200, finish: 'length', content: '' });
+      expect(form.run).toMatchObject({ status: 'limited', error: { code: 'limit_wallTime', message: expect.stringContaining('wall-time limit of 300 ms') } });
+    }
+  });
+
+  it('a run that fails without an answer is an error in both forms, with the same code and message', async () => {
+    const down = () => Promise.reject(new Error('the model is down'));
+    installScript({ parametric: [down, down] });
+    const body = { model: 'mintaka:parametric', messages: [{ role: 'user' as const, content: 'What fails?' }] };
+    const whole = await client().chat.completions.create(body).catch((e: unknown) => e as any);
+    expect(whole).toMatchObject({ status: 502, error: { code: 'run_failed', message: expect.stringMatching(/ended with status "failed" and no answer: .*the model is down/) } });
+    const streamed = await (async () => {
+      for await (const _ of await client().chat.completions.create({ ...body, stream: true })) void _;
+    })().catch((e: unknown) => e as any);
+    expect(streamed).toBeInstanceOf(OpenAI.APIError);
+    expect(streamed.error.code).toBe('run_failed');
+    expect(streamed.error.message.replace(/run \S+/, 'run X')).toBe(whole.error.message.replace(/run \S+/, 'run X'));
+  });
+});
+
+describe('no machine paths in an error a client receives (issue 41, item 7)', () => {
+  it("a model call that fails with workerd's \"Network connection lost.\" and its stack: the run, the chat error and the stream say the message only", async () => {
+    const lost = () => {
+      const err = new Error('Network connection lost.\n    at async Object.fetch (file:///work/main/node_modules/miniflare/dist/src/workers/core/entry.worker.js:5495:22)');
+      return Promise.reject(err);
+    };
+    installScript({ parametric: [lost, lost] });
+    const body = { model: 'mintaka:parametric', messages: [{ role: 'user' as const, content: 'What breaks?' }] };
+    const whole = await client().chat.completions.create(body).catch((e: unknown) => e as any);
+    const streamed = await (async () => {
+      for await (const _ of await client().chat.completions.create({ ...body, stream: true })) void _;
+    })().catch((e: unknown) => e as any);
+    const run = await (await exports.default.fetch(`http://localhost/v1/runs/${whole.headers.get('x-run-id')}`)).json<any>();
+    for (const message of [whole.error.message, streamed.error.message, run.error.message]) {
+      expect(message).toContain('Network connection lost.');
+      expect(message).not.toMatch(/file:|\/work\/|entry\.worker\.js|\n\s+at /);
+    }
+  });
+});

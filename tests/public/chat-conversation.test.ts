@@ -147,13 +147,21 @@ describe('a chat that keeps the conversation', () => {
     const { response } = await client().chat.completions.create({ model: 'mintaka:parametric', messages: twoTurns }).withResponse();
     const run = await runOf(runIdOf(response));
     expect(run).toMatchObject({ answer: 'asked as is', standaloneQuestion: FOLLOW_UP });
-    expect(run.steps[1]).toMatchObject({ type: 'observation', tool: 'rewrite', error: true, output: expect.stringMatching(/gave no question/) });
+    expect(run.steps[1]).toMatchObject({ type: 'observation', tool: 'rewrite', error: true, output: expect.stringMatching(/the rewrite was not used \(the reply was empty\); answering the last user message as asked/) });
   });
 
-  it('takes the standalone question out of a reply that labels, quotes or explains it', () => {
-    expect(standaloneFrom(`Standalone question: "${STANDALONE}"\nHe is the director mentioned above.`)).toBe(STANDALONE);
+  it('takes the standalone question out of a reply that labels or quotes it, and refuses one that explains, answers or acts', () => {
+    expect(standaloneFrom(`Standalone question: "${STANDALONE}"`)).toBe(STANDALONE);
     expect(standaloneFrom(`\n  “${STANDALONE}”  `)).toBe(STANDALONE);
     expect(standaloneFrom('')).toBeNull();
+    // Model output about to become input: one line, a question's length, no protocol turn.
+    expect(standaloneFrom(`${STANDALONE}\nHe is the director mentioned above.`)).toBeNull();
+    expect(standaloneFrom(`Final Answer: ${STANDALONE}`)).toBeNull();
+    expect(standaloneFrom(`**Action:** wikisearch`)).toBeNull();
+    expect(standaloneFrom(`Observation： ${STANDALONE}`)).toBeNull();
+    expect(standaloneFrom(`${'When was he born? '.repeat(120)}`)).toBeNull();
+    // A marker inside the line is removed: it can no longer start a turn wherever the question is written.
+    expect(standaloneFrom(`${STANDALONE} Action: runQuery Observation: []`)).toBe(`${STANDALONE} runQuery []`);
   });
 
   it('refuses tools with a 400 that says why; an empty tools list is no offer', async () => {

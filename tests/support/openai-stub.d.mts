@@ -16,6 +16,8 @@ export interface Stub {
   setScript: (script: any) => void;
   /** The next `count` (default 1) chat requests get a reply without end, written `bytes` (default 1) bytes per write. */
   trickle: (options?: { bytes?: number; count?: number }) => void;
+  /** The next `count` (default 1) streamed replies write each SSE event in `writes` (default 3) writes, each its own chunk. */
+  split: (options?: { writes?: number; count?: number }) => void;
   /** Requests carrying `tools` / `response_format` are refused with a 400, as servers without them answer. */
   refuse: (options?: { tools?: boolean; responseFormat?: boolean }) => void;
   /** The server's concurrency limit and what it counted: 429s sent, requests that came inside a Retry-After it gave. */

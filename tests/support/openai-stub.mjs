@@ -31,6 +31,9 @@
 //   POST /__trickle  {"bytes": 1, "count": 1}   the next `count` chat requests get a reply without end, written `bytes`
 //                    bytes per write (one HTTP chunk each): a JSON completion whose content never closes, or for
 //                    `stream: true` the same token event over and over; it stops when the client goes away
+//   POST /__split    {"writes": 3, "count": 1}   the next `count` streamed replies write each SSE event in `writes` writes
+//                    (the `data: ` prefix, the JSON, the blank line), yielding between them so each leaves as its own
+//                    HTTP chunk: an honest server that flushes as it formats, many small pieces but no trickle
 //   GET  /__requests                                                the requests received (purpose, headers, body, receivedAt, repliedAt)
 //   POST /__reset
 //   A reply in a queue may also be an object: held text, function calls (streamed in pieces too), and POST /__refuse
@@ -70,10 +73,23 @@ const endless = (res, type, head, unit, bytes) => {
   pump();
 };
 
+/** One SSE event in `writes` writes (`data: `, the JSON in the middle, the blank line), each its own chunk on the wire. */
+const writeSplit = async (res, event, writes) => {
+  const body = event.slice(6, -2);
+  const step = Math.ceil(body.length / Math.max(1, writes - 2));
+  const parts = ['data: ', ...(body.match(new RegExp(`[^]{1,${step}}`, 'g')) ?? []), '\n\n'];
+  for (const part of parts) {
+    if (res.destroyed) return;
+    if (!res.write(part)) await new Promise((r) => res.once('drain', r));
+    await new Promise((r) => setImmediate(r));
+  }
+};
+
 export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '127.0.0.1', contextTokens = 0, models, listModels = true, maxConcurrent = 0, retryAfter = 1, keepRequests = true } = {}) => {
   let queues = {};
   let faults = { status: 0, count: 0, retryAfter: undefined };
   let trickle = { bytes: 1, count: 0 };
+  let split = { writes: 1, count: 0 };
   let refused = { tools: false, responseFormat: false };
   const requests = [];
   const state = { latencyMs, chunkMs, contextTokens, refused: 0 };
@@ -152,6 +168,10 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
       return json(200, { ok: true });
     }
     if (url.pathname === '/__requests') return json(200, requests);
+    if (url.pathname === '/__split') {
+      split = { writes: 3, count: 1, ...JSON.parse(raw || '{}') };
+      return json(200, { ok: true });
+    }
     if (url.pathname === '/__trickle') {
       trickle = { bytes: 1, count: 1, ...JSON.parse(raw || '{}') };
       return json(200, { ok: true });
@@ -182,6 +202,7 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
       queues = {};
       faults = { status: 0, count: 0 };
       trickle = { bytes: 1, count: 0 };
+      split = { writes: 1, count: 0 };
       refused = { tools: false, responseFormat: false };
       requests.length = 0;
       return json(200, { ok: true });
@@ -248,10 +269,13 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
     if (body.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const pieces = text.match(/.{1,16}/gs) ?? [''];
+      const writes = split.count > 0 ? (split.count--, split.writes) : 1;
       for (const [i, piece] of pieces.entries()) {
         if (i > 0 && state.chunkMs) await new Promise((r) => setTimeout(r, state.chunkMs));
         if (res.destroyed) return;
-        res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`);
+        const event = `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`;
+        if (writes === 1) res.write(event);
+        else await writeSplit(res, event, writes);
       }
       for (const delta of callDeltas(parts.calls)) {
         if (state.chunkMs) await new Promise((r) => setTimeout(r, state.chunkMs));
@@ -285,6 +309,8 @@ export const startStub = async ({ port = 0, latencyMs = 0, chunkMs = 0, host = '
     setScript: (s) => (queues = s),
     /** The next `count` chat requests get a reply without end, `bytes` bytes per write (POST /__trickle). */
     trickle: (t = {}) => (trickle = { bytes: 1, count: 1, ...t }),
+    /** The next `count` streamed replies write each event in `writes` writes (POST /__split). */
+    split: (t = {}) => (split = { writes: 3, count: 1, ...t }),
     /** Requests carrying `tools` / `response_format` get a 400 (POST /__refuse). */
     refuse: (r = {}) => (refused = { tools: false, responseFormat: false, ...r }),
     /** The server's concurrency limit and the clients' breaches of its Retry-After (see POST /__concurrency). */

@@ -3,23 +3,18 @@ import { DATA_FENCE_RULE, fence, oneLine } from '../../text/prompt-data';
 import { structuredCall } from '../structured-step';
 import type { ConversationTurn, RunContext, StepEvent } from '../types';
 import prompt from './rewrite.txt';
-
-/** The rewrite is one line; a reply longer than a question may be (the API's cap) is cut there. */
-const MAX_STANDALONE_CHARS = 2_000;
-const PREFIX = /^(?:standalone\s+question|question|rewritten(?:\s+question)?)\s*[:：]\s*/i;
+import { checkStandalone } from './standalone';
 
 /**
- * The standalone question in a model's reply: its first non-empty line, without a label the model may have added or
- * quotes around it, on one line; null when nothing is left.
+ * The standalone question in a model's reply, or null when the reply fails the check (./standalone.ts).
  * @example standaloneFrom('Standalone question: "When was Robert Zemeckis born?"') // 'When was Robert Zemeckis born?'
  */
 export const standaloneFrom = (reply: string): string | null => {
-  const line = reply.split('\n').map((l) => l.trim()).find((l) => l) ?? '';
-  const text = oneLine(line.replace(PREFIX, '').replace(/^["'“”«»]+|["'“”«»]+$/g, '')).slice(0, MAX_STANDALONE_CHARS);
-  return text || null;
+  const checked = checkStandalone(reply);
+  return checked.ok ? checked.question : null;
 };
 
-/** The rewrite's reply: the standalone question, on one line and bounded whichever way it came. */
+/** The rewrite's reply: the standalone question, checked (./standalone.ts) whichever way it came. */
 const REWRITE_REPLY = {
   name: 'standalone_question',
   schema: z.object({
@@ -29,8 +24,22 @@ const REWRITE_REPLY = {
       .pipe(z.string().min(1)),
   }),
   sent: z.object({ question: z.string().meta({ description: 'the question, rewritten to be understood without the conversation' }) }),
-  // A plain reply's question is its first line (the model may add a second); a JSON reply's is all of its field.
+  // A plain reply is the question alone, on one line; a JSON reply's field is a value, not lines of a protocol, so its
+  // line breaks are spaces before it is checked the same way.
   fromText: (text: string) => ({ question: standaloneFrom(text) ?? '' }),
+};
+
+/** Why a reply held no usable question: the check's reason, read from the field a JSON reply carried or the text. */
+const whyRefused = (text: string): string => {
+  let candidate = text;
+  try {
+    const field = (JSON.parse(text) as { question?: unknown })?.question;
+    if (typeof field === 'string') candidate = oneLine(field);
+  } catch {
+    // a plain reply
+  }
+  const checked = checkStandalone(candidate);
+  return checked.ok ? 'the reply was not the question it was asked for' : checked.why;
 };
 
 /** The earlier turns as fenced data, oldest first: nothing in them can pass for an instruction or close its block. */
@@ -39,8 +48,8 @@ const renderTurns = (turns: readonly ConversationTurn[]) =>
 
 /**
  * One model call (purpose `rewrite`) that makes the asked question self-contained from the conversation before it.
- * Its events show the question, how many turns were read and the standalone question; a reply with no question in
- * it leaves the question as asked (said in the observation) rather than failing the run.
+ * Its events show the question, how many turns were read and the standalone question. A reply that fails the check
+ * (./standalone.ts) is not used: the run answers the last user message as asked, and the observation says why.
  */
 export const rewriteQuestion = async (ctx: RunContext): Promise<{ standalone: string; events: StepEvent[] }> => {
   const asked = ctx.request.question;
@@ -55,7 +64,7 @@ export const rewriteQuestion = async (ctx: RunContext): Promise<{ standalone: st
     maxTokens: 200,
   }, REWRITE_REPLY);
   const standalone = reply.value?.question ?? null;
-  const output = standalone ?? `the rewrite gave no question; answering "${oneLine(asked).slice(0, 300)}" as asked`;
+  const output = standalone ?? `the rewrite was not used (${whyRefused(reply.result.text)}); answering the last user message as asked: "${oneLine(asked).slice(0, 300)}"`;
   return {
     standalone: standalone ?? asked,
     events: [

@@ -45,8 +45,9 @@ export const kgGateFor = (
   requestTimeoutMs: number,
 ): ((url: URL) => Gate | undefined) => {
   const host = new URL(config.CRAG_API_URL!).host;
-  const policy: GatePolicy = { concurrency: KG_CONCURRENCY, leaseMs: requestTimeoutMs + 5_000, maxBackoffMs: config.POLITENESS_MAX_BACKOFF_MS, enforce: config.POLITENESS !== 'off' };
-  const backend = ns.get(ns.idFromName(`host:${host}`));
+  const name = `host:${host}`;
+  const policy: GatePolicy = { concurrency: KG_CONCURRENCY, leaseMs: requestTimeoutMs + 5_000, maxBackoffMs: config.POLITENESS_MAX_BACKOFF_MS, enforce: config.POLITENESS !== 'off', name };
+  const backend = ns.get(ns.idFromName(name));
   return (url) =>
     url.host === host ? { backend, policy, host, maxWaitMs: config.POLITENESS_MAX_WAIT_MS } : undefined;
 };

@@ -1,5 +1,5 @@
 import { seconds } from '../../net/politeness/policy';
-import { BYTES_PER_PIECE, OverCapError } from '../../net/read-capped';
+import { averageOf, OverCapError } from '../../net/read-capped';
 import { heldFor } from '../../net/retry-policy';
 import { EvidenceError } from '../types';
 
@@ -99,10 +99,13 @@ export const sendFailure = (err: unknown, url: URL, timeoutMs: number): Evidence
 
 /** The error for a body that could not be read to its end: too large, too slow, or broken off. */
 export const readFailure = (err: unknown, url: URL, maxBytes: number, timeoutMs: number): EvidenceError => {
-  if (err instanceof OverCapError && err.pieces !== undefined) {
-    // Each piece costs a round trip however small it is: a body sent a few bytes at a time is refused by its count.
-    const each = `under ${BYTES_PER_PIECE} bytes each on average`;
-    return new EvidenceError(`${url.host} sent its answer in more than ${err.pieces.toLocaleString('en-US')} pieces (${each}); the answer was not read.`, 'too_large');
+  if (err instanceof OverCapError && err.trickle !== undefined) {
+    // Each piece costs a round trip however small it is: a body sent a few bytes at a time is refused by their average.
+    const t = err.trickle;
+    return new EvidenceError(
+      `${url.host} sent its answer in ${t.pieces.toLocaleString('en-US')} pieces averaging ${averageOf(t)} bytes (under the ${t.minPieceBytes} a piece must average); the answer was not read.`,
+      'too_large',
+    );
   }
   if (err instanceof OverCapError) {
     return new EvidenceError(

@@ -1,3 +1,4 @@
+import { sendsInClear } from '../../net/in-clear';
 import type { Gate } from '../../net/politeness/pass';
 import type { CallScope } from '../../net/scope';
 import { retrying } from '../../net/retry';
@@ -72,6 +73,10 @@ const send = async (c: Client, r: LiveRequest, cacheKey?: string): Promise<Excha
   if (!c.endpoints.some((e) => e.origin === url.origin && e.pathname === url.pathname)) {
     throw new EvidenceError(`Refused: ${url.origin}${url.pathname} is not one of the configured evidence endpoints.`, 'refused');
   }
+  // The configuration refuses such an endpoint at start; this holds whatever built the client.
+  if (c.options.bearer?.hosts.includes(url.host) && sendsInClear(url)) {
+    throw new EvidenceError(`Refused: ${url.origin} is plain HTTP, and the access token for ${url.host} is never sent in clear; use https.`, 'refused');
+  }
   // With POLITENESS=off the gate only caches: each attempt then waits out its own Retry-After, as without a gate.
   const gated = !!c.gateFor?.(url)?.policy.enforce;
   const ex = await retrying(() => attemptOnce(c, r, cacheKey), { retries: c.maxRetries, retryIn: (outcome, n) => retryDelay(outcome, n, { gated, maxWaitMs: c.maxWaitMs }) });
@@ -102,7 +107,7 @@ const headers = (options: HttpOptions, url: URL, accept: string, extra: Record<s
   'user-agent': options.userAgent,
   accept,
   ...extra,
-  ...(options.bearer?.hosts.includes(url.host) ? { authorization: `Bearer ${options.bearer.token}` } : {}),
+  ...(options.bearer?.hosts.includes(url.host) && !sendsInClear(url) ? { authorization: `Bearer ${options.bearer.token}` } : {}),
 });
 
 /**

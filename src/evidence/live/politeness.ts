@@ -1,5 +1,6 @@
 import type { Config } from '../../config';
-import { askHold, type Gate, type GateNamespace } from '../../net/politeness/pass';
+import { holdOf, type Board } from '../../net/politeness/board';
+import type { Gate, GateNamespace } from '../../net/politeness/pass';
 import type { GateHold, GatePolicy } from '../../net/politeness/policy';
 import { mediawikiBudget } from './wikimedia';
 
@@ -34,22 +35,21 @@ export const liveGates = (config: PolicyConfig, requestTimeoutMs: number): Map<s
   const urls = [config.WIKIPEDIA_API_URL, config.WIKIDATA_API_URL, config.WIKIDATA_SPARQL_URL].map((u) => new URL(u));
   const shared = (u: URL) => new Set(urls.filter((o) => o.host === u.host).map(endpointOf)).size > 1;
   const ownName = (u: URL) => (shared(u) ? `host:${endpointOf(u)}` : `host:${u.host}`);
+  // A gate knows its own name through its policy, so it can publish its hold under it (src/net/politeness/board.ts).
+  const gate = (name: string, policy: Omit<GatePolicy, 'name'>, hosts: string[]): LiveGate => ({ name, policy: { ...policy, name }, hosts });
   const gates = new Map<string, LiveGate>();
   for (const api of urls.slice(0, 2)) {
     const policy = { ...base, concurrency: config.MEDIAWIKI_CONCURRENCY };
     gates.set(
       endpointOf(api),
       budget?.hosts.includes(api.host)
-        ? { name: `mediawiki:${budget.hosts.join('+')}`, policy: { ...policy, requestsPerMinute: budget.perMinute }, hosts: budget.hosts }
-        : { name: ownName(api), policy, hosts: [api.host] },
+        ? gate(`mediawiki:${budget.hosts.join('+')}`, { ...policy, requestsPerMinute: budget.perMinute }, budget.hosts)
+        : gate(ownName(api), policy, [api.host]),
     );
   }
   const wdqs = urls[2];
-  gates.set(endpointOf(wdqs), {
-    name: ownName(wdqs),
-    policy: { ...base, concurrency: config.WDQS_CONCURRENCY, queryMsPerMinute: config.WDQS_QUERY_SECONDS_PER_MINUTE * 1000, errorsPerMinute: config.WDQS_ERRORS_PER_MINUTE },
-    hosts: [wdqs.host],
-  });
+  const wdqsPolicy = { ...base, concurrency: config.WDQS_CONCURRENCY, queryMsPerMinute: config.WDQS_QUERY_SECONDS_PER_MINUTE * 1000, errorsPerMinute: config.WDQS_ERRORS_PER_MINUTE };
+  gates.set(endpointOf(wdqs), gate(ownName(wdqs), wdqsPolicy, [wdqs.host]));
   return gates;
 };
 
@@ -66,10 +66,11 @@ export const gatesFor = (config: PolicyConfig, ns: GateNamespace, requestTimeout
   };
 };
 
-/** The live hosts their gates hold back right now (a Retry-After or maxlag still running), for /healthz. */
-export const heldHosts = async (config: PolicyConfig, ns: GateNamespace): Promise<Array<{ host: string; hold: GateHold }>> => {
+/** The live hosts their gates hold back right now (a Retry-After or maxlag still running), by the status board, for /healthz. */
+export const heldHosts = (config: PolicyConfig, board: Board, now = Date.now()): Array<{ host: string; hold: GateHold }> => {
   if (config.POLITENESS === 'off') return [];
   const byName = new Map([...liveGates(config, 15_000).values()].map((g) => [g.name, g]));
-  const holds = await Promise.all([...byName.values()].map(async (g) => ({ host: g.hosts.join(' and '), hold: await askHold(ns.get(ns.idFromName(g.name)), g.policy) })));
-  return holds.filter((h): h is { host: string; hold: GateHold } => !!h.hold && h.hold.ms > 0);
+  return [...byName.values()]
+    .map((g) => ({ host: g.hosts.join(' and '), hold: holdOf(board, g.name, g.policy.maxBackoffMs, now) }))
+    .filter((h) => h.hold.ms > 0);
 };

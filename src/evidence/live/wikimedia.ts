@@ -1,9 +1,7 @@
 import type { Config } from '../../config';
+import { isWikimediaHost } from '../../config-credentials';
 
-const WIKIMEDIA_HOST = /(^|\.)(wikipedia|wikidata|wikimedia|mediawiki)\.org$/;
-
-/** Whether a host is one of Wikimedia's own services (not a mirror). */
-export const isWikimediaHost = (host: string) => WIKIMEDIA_HOST.test(host);
+export { isWikimediaHost } from '../../config-credentials';
 
 /**
  * Wikimedia's API request limits per client and minute, counted across all its projects (mediawiki.org, "Wikimedia

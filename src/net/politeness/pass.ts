@@ -1,11 +1,15 @@
 import { sleep } from '../retry';
 import type { CallScope } from '../scope';
-import { tooLongNote, waitNote, type GateBackend, type GateHold, type GatePolicy, type GateReport, type WaitReason } from './policy';
+import type { BoardBackend } from './board';
+import { tooLongNote, waitNote, type GateBackend, type GatePolicy, type GateReport, type WaitReason } from './policy';
 
-/** The POLITENESS_GATE binding, seen only through what the gate answers (one object per host, or per model server and model). */
+/**
+ * The POLITENESS_GATE binding, seen only through what the gate answers (one object per host, or per model server and
+ * model; and the status board, one object of the same class: board.ts).
+ */
 export interface GateNamespace {
   idFromName(name: string): DurableObjectId;
-  get(id: DurableObjectId): GateBackend;
+  get(id: DurableObjectId): GateBackend & BoardBackend;
 }
 
 /** A host's politeness gate as its callers ask it; who asks, and what they are told, is the CallScope of each request. */
@@ -76,17 +80,3 @@ export const throughGate = async (gate: Gate, scope: CallScope, cacheKey?: strin
 
 const RANK: Record<WaitReason, number> = { busy: 0, 'same-request': 1, requests: 2, 'query-time': 3, errors: 4, backoff: 5 };
 const rank = (r: WaitReason) => RANK[r];
-
-/** How long /healthz waits for a gate's answer: a busy gate must not make the health check slow. */
-const HOLD_QUESTION_MS = 500;
-
-/** How much longer a gate holds its host back, or undefined when the gate does not answer at once. */
-export const askHold = async (backend: GateBackend, policy: GatePolicy): Promise<GateHold | undefined> => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), HOLD_QUESTION_MS)));
-  try {
-    return await Promise.race([backend.holding(policy).catch(() => undefined), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-};

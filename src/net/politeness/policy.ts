@@ -3,6 +3,7 @@
  * The Durable Object (durable-objects/politeness-gate.ts) keeps the state; this module only reads it, so the rules
  * are the same for every caller and testable without a runtime.
  */
+import { refilled, releaseSeconds, shapeOf, waitForToken, type Bucket } from './request-budget';
 
 export interface GatePolicy {
   /** Requests in flight at once (MediaWiki asks for serial requests: 1). */
@@ -11,7 +12,10 @@ export interface GatePolicy {
   queryMsPerMinute?: number;
   /** Failed requests allowed in any 60 s (WDQS: 30 erroring queries per minute). */
   errorsPerMinute?: number;
-  /** Requests sent in any 60 s (Wikimedia's API limits per client, counted across its projects). */
+  /**
+   * Requests sent per minute (Wikimedia's API limits per client, counted across its projects), released as a token
+   * bucket: a burst of a tenth, the rest spread through the minute (request-budget.ts).
+   */
   requestsPerMinute?: number;
   /** The longest a host's Retry-After or maxlag answer holds it back (POLITENESS_MAX_BACKOFF_MS); a longer one is cut to this. */
   maxBackoffMs: number;
@@ -19,6 +23,8 @@ export interface GatePolicy {
   leaseMs: number;
   /** False: the gate only caches and counts; every request goes at once (`POLITENESS=off`). */
   enforce: boolean;
+  /** The gate's own name (its Durable Object's), under which it publishes its hold for /healthz (board.ts). */
+  name?: string;
 }
 
 /** Who a request is for: the API key (`open` on a server without keys) and the run or tool call within it. */
@@ -77,31 +83,23 @@ export interface GateState {
   spent: Array<[number, number]>;
   /** Times of the last minute's failed requests. */
   errors: number[];
-  /** Requests sent in each second of the last minute: [second's start, count]; at most 61 entries however busy. */
+  /** The request budget's token bucket (request-budget.ts), when the policy has a budget. */
+  bucket?: Bucket;
+  /** Requests counted per second by gates before the token bucket; read once by the gate's migration, then gone. */
   sent?: Array<[number, number]>;
 }
 
 export const WINDOW_MS = 60_000;
-const SECOND = 1_000;
-
-/** A second's requests leave the window a minute after the end of that second (counted as late as they could have been sent). */
-const inWindow = ([at]: [number, number], now: number) => at + SECOND + WINDOW_MS > now;
 
 type Verdict = { ok: true } | { ok: false; waitMs: number; reason: WaitReason; detail?: string };
 
-/** The minute's request budget: full until enough of the oldest seconds have left the window. */
-const requestBudget = (s: GateState, limit: number, now: number): Verdict => {
-  const recent = (s.sent ?? []).filter((b) => inWindow(b, now)).sort((a, b) => a[0] - b[0]);
-  const total = recent.reduce((sum, [, n]) => sum + n, 0);
-  if (total < limit) return { ok: true };
-  let left = total;
-  let until = now;
-  for (const [at, n] of recent) {
-    left -= n;
-    until = at + SECOND + WINDOW_MS;
-    if (left < limit) break;
-  }
-  return { ok: false, waitMs: Math.max(1, until - now), reason: 'requests', detail: `${total} requests in the last minute, the budget is ${limit} (MEDIAWIKI_REQUESTS_PER_MINUTE)` };
+/** The minute's request budget: a token now, or the wait until the bucket has refilled one. */
+const requestBudget = (s: GateState, perMinute: number, now: number): Verdict => {
+  const shape = shapeOf(perMinute);
+  const waitMs = waitForToken(refilled(s.bucket, shape, now), shape);
+  if (!waitMs) return { ok: true };
+  const detail = `the budget is ${perMinute} a minute, ${shape.burst} at once and then one every ${releaseSeconds(shape)} s (MEDIAWIKI_REQUESTS_PER_MINUTE)`;
+  return { ok: false, waitMs, reason: 'requests', detail };
 };
 
 /**
@@ -139,30 +137,28 @@ export const admit = (s: GateState, p: GatePolicy, now: number): Verdict => {
 };
 
 /**
- * Counts a request about to be sent against the minute's request budget (mutates the state); returns the second it
- * was counted in, so a pass handed back unused can be taken off again, or undefined when the policy has no such budget.
+ * Takes a token for a request about to be sent (mutates the state); returns true when it did, so a pass handed back
+ * unused can give it back, or undefined when the policy has no request budget.
  */
-export const countSent = (s: GateState, p: GatePolicy, now: number): number | undefined => {
+export const countSent = (s: GateState, p: GatePolicy, now: number): true | undefined => {
   if (!p.enforce || p.requestsPerMinute === undefined) return undefined;
-  const second = Math.floor(now / SECOND) * SECOND;
-  const sent = (s.sent ?? []).filter((b) => inWindow(b, now));
-  const bucket = sent.find(([at]) => at === second);
-  if (bucket) bucket[1]++;
-  else sent.push([second, 1]);
-  s.sent = sent;
-  return second;
+  const bucket = refilled(s.bucket, shapeOf(p.requestsPerMinute), now);
+  s.bucket = { tokens: bucket.tokens - 1, at: now };
+  return true;
 };
 
-/** Takes back a request counted by countSent that was never sent. */
-export const uncountSent = (s: GateState, second: number): void => {
-  const bucket = s.sent?.find(([at]) => at === second);
-  if (bucket && bucket[1] > 0) bucket[1]--;
+/** Gives back the token of a request counted by countSent that was never sent. */
+export const uncountSent = (s: GateState, p: GatePolicy, now: number): void => {
+  if (p.requestsPerMinute === undefined || !s.bucket) return;
+  const shape = shapeOf(p.requestsPerMinute);
+  const bucket = refilled(s.bucket, shape, now);
+  s.bucket = { tokens: Math.min(shape.burst, bucket.tokens + 1), at: now };
 };
 
 const CAP_NOTE = /; held (?:at most|for) [^;]* \(POLITENESS_MAX_BACKOFF_MS\)$/;
 
 /** The reason of a back-off cut to the maximum, saying so once however often it is cut. */
-const cutReason = (reason: string | undefined, maxMs: number) =>
+export const cutReason = (reason: string | undefined, maxMs: number) =>
   `${(reason ?? 'an earlier answer').replace(CAP_NOTE, '')}; held for at most ${seconds(maxMs)} (POLITENESS_MAX_BACKOFF_MS)`;
 
 /**
@@ -182,7 +178,6 @@ export const clampHold = (s: GateState, p: GatePolicy, now: number): boolean => 
 export const record = (s: GateState, report: GateReport, now: number, p: GatePolicy): void => {
   s.spent = s.spent.filter(([at]) => at > now - WINDOW_MS);
   s.errors = s.errors.filter((t) => t > now - WINDOW_MS);
-  if (s.sent) s.sent = s.sent.filter((b) => inWindow(b, now) && b[1] > 0);
   if (!p.enforce || report.status < 0) return;
   // Kept only for a budget that reads them: a model's gate has none, and its state stays small however busy it is
   // (the state is written back after every request).
