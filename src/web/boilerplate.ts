@@ -1,4 +1,4 @@
-import { hiddenReason } from './visibility';
+import { hiddenReason, type SkipRule } from './visibility';
 
 /**
  * Which elements are page furniture rather than content, or not seen at all (visibility.ts). Decided per element
@@ -41,7 +41,14 @@ const hasFurnitureWord = (value: string): boolean => FURNITURE_RE.test(value);
  * Why this element's whole subtree is dropped, or undefined to keep it. `aria-hidden` text is kept: a sighted reader
  * sees it, and this extraction is the one text both the model and the verification read (rendered-text.ts).
  */
-export const skipReason = (name: string, attribs: Record<string, string>, useClassHeuristics: boolean, byStylesheet = false, classes?: string[]): SkipReason => {
+export const skipReason = (
+  name: string,
+  attribs: Record<string, string>,
+  useClassHeuristics: boolean,
+  byStylesheet = false,
+  classes?: string[],
+  furniture: (value: string) => boolean = hasFurnitureWord,
+): SkipReason => {
   if (SKIP_TAGS.has(name)) return 'tag';
   if (hiddenReason(name, attribs, byStylesheet, classes)) return 'hidden';
   const role = attribs.role;
@@ -49,7 +56,24 @@ export const skipReason = (name: string, attribs: Record<string, string>, useCla
   if (useClassHeuristics && !NEVER_BY_CLASS.has(name)) {
     const cls = attribs.class;
     const id = attribs.id;
-    if ((cls && hasFurnitureWord(cls)) || (id && hasFurnitureWord(id))) return 'class';
+    if ((cls && furniture(cls)) || (id && hasFurnitureWord(id))) return 'class';
   }
   return undefined;
+};
+
+/** Distinct class attributes judged once per page: a page repeats a few (3,425 on the 25 CRAG pages, for 16,481). */
+const MAX_JUDGED_CLASSES = 4096;
+
+/** `skipReason` for the elements of one page, each distinct class attribute read for furniture words once. */
+export const pageSkipRule = (useClassHeuristics: boolean): SkipRule => {
+  const judged = new Map<string, boolean>();
+  const furniture = (value: string): boolean => {
+    let found = judged.get(value);
+    if (found === undefined) {
+      found = hasFurnitureWord(value);
+      if (judged.size < MAX_JUDGED_CLASSES) judged.set(value, found);
+    }
+    return found;
+  };
+  return (name, attribs, byStylesheet, classes) => skipReason(name, attribs, useClassHeuristics, byStylesheet, classes, furniture);
 };

@@ -120,16 +120,20 @@ export const over = (top: Rgba, bottom: Rgba): Rgba => ({
   a: 1,
 });
 
-const linear = (c: number) => {
+const linearOf = (c: number) => {
   const s = c / 255;
   return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
 };
+/** `linearOf` for each whole channel value, worked out once (most colours are written with whole channels). */
+const LINEAR = Float64Array.from({ length: 256 }, (_, c) => linearOf(c));
+const linear = (c: number) => (Number.isInteger(c) ? LINEAR[c] : linearOf(c));
 const luminance = (c: Rgba) => 0.2126 * linear(c.r) + 0.7152 * linear(c.g) + 0.0722 * linear(c.b);
 
 /** WCAG's contrast ratio of two opaque colours: 1 (the same) to 21 (black on white). */
 export const contrast = (a: Rgba, b: Rgba): number => {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-  return (hi + 0.05) / (lo + 0.05);
+  const la = luminance(a);
+  const lb = luminance(b);
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
 };
 
 export const WHITE: Rgba = { r: 255, g: 255, b: 255, a: 1 };

@@ -37,8 +37,6 @@ export interface Selector {
   combinators: Array<' ' | '>'>;
   /** (ids, classes and attributes, tags) as one number that orders like CSS specificity. */
   specificity: number;
-  /** What the rule is filed under: the element's first class, else its id, else an attribute name, else its tag. */
-  part: Part;
   /** A class, id or tag each ancestor compound needs: a selector whose ancestors cannot all be open is not walked. */
   needs: Part[];
 }
@@ -57,42 +55,6 @@ export interface Ancestry {
   list: readonly ElementInfo[];
   has(part: Part): boolean;
 }
-
-const bump = (counts: Map<string, number>, key: string, by: number) => counts.set(key, (counts.get(key) ?? 0) + by);
-
-/**
- * An ancestry kept up to date as elements open and close. Its counts are only kept once a selector with ancestors
- * asks (most pages have none), built then from the elements open at that moment.
- */
-export const ancestry = () => {
-  const list: ElementInfo[] = [];
-  let counts: { class: Map<string, number>; id: Map<string, number>; tag: Map<string, number> } | undefined;
-  const count = (el: ElementInfo, by: number) => {
-    if (!counts) return;
-    bump(counts.tag, el.tag, by);
-    if (el.id) bump(counts.id, el.id.toLowerCase(), by);
-    for (const c of el.classes) bump(counts.class, c, by);
-  };
-  return {
-    list,
-    has(part: Part): boolean {
-      if (part.kind === 'any' || part.kind === 'attr') return true;
-      if (!counts) {
-        counts = { class: new Map(), id: new Map(), tag: new Map() };
-        for (const el of list) count(el, 1);
-      }
-      return (counts[part.kind].get(part.name) ?? 0) > 0;
-    },
-    push(el: ElementInfo) {
-      list.push(el);
-      count(el, 1);
-    },
-    pop() {
-      const el = list.pop();
-      if (el) count(el, -1);
-    },
-  };
-};
 
 /** Compounds one selector may have: longer chains are unusual and only cost matching time. */
 const MAX_COMPOUNDS = 8;
@@ -114,7 +76,7 @@ const parseCompound = (text: string): Compound | undefined => {
     const pieces = text.split(/(?=[.#])/);
     const head = pieces[0] && !/^[.#]/.test(pieces[0]) ? pieces.shift()! : undefined;
     if (head !== undefined && !/^(?:\*|-?[a-z_][a-z0-9_-]*)$/.test(head)) return undefined;
-    const compound: Compound = { tag: head && head !== '*' ? head : undefined, classes: [], attributes: [] };
+    const compound: Compound = { tag: head && head !== '*' ? head : undefined, id: undefined, classes: [], attributes: [] };
     for (const p of pieces) {
       if (p.startsWith('.')) compound.classes.push(p.slice(1));
       else if (compound.id !== undefined && compound.id !== p.slice(1)) return undefined;
@@ -124,7 +86,7 @@ const parseCompound = (text: string): Compound | undefined => {
   }
   const m = COMPOUND.exec(text);
   if (!m) return undefined;
-  const compound: Compound = { tag: m[1] && m[1] !== '*' ? m[1] : undefined, classes: [], attributes: [] };
+  const compound: Compound = { tag: m[1] && m[1] !== '*' ? m[1] : undefined, id: undefined, classes: [], attributes: [] };
   for (const p of m[2].match(PART) ?? []) {
     if (p.startsWith('.')) compound.classes.push(p.slice(1));
     else if (p.startsWith('#')) {
@@ -187,7 +149,8 @@ const partOfCompound = (text: string): Part => {
 };
 
 /** The part a selector (as its key) is filed under: that of its last compound. */
-export const selectorPart = (key: string): Part => partOfCompound(key.split(/[ >](?![^[]*\])/).pop() ?? '');
+export const selectorPart = (key: string): Part =>
+  partOfCompound(key.includes(']') ? (key.split(/[ >](?![^[]*\])/).pop() ?? '') : key.slice(Math.max(key.lastIndexOf(' '), key.lastIndexOf('>')) + 1));
 
 /** A selector as written, lower-case with its spaces collapsed: two rules name the same selector when their keys are equal. */
 export const selectorKey = (selector: string): string => {
@@ -223,13 +186,13 @@ export const parseSelector = (selector: string): Selector | undefined => {
           : c.tag
             ? { kind: 'tag', name: c.tag }
             : { kind: 'any', name: '*' };
-  const part = partOfCompound(pieces[pieces.length - 1]);
   const needs = list.slice(1).map(partOf).filter((p) => p.kind !== 'any' && p.kind !== 'attr');
-  return { key: s, compounds: list, combinators: joins.reverse(), specificity: ids * 1e6 + classes * 1e3 + tags, part, needs };
+  return { key: s, compounds: list, combinators: joins.reverse(), specificity: ids * 1e6 + classes * 1e3 + tags, needs };
 };
 
 const attributeHolds = (t: AttributeTest, attribs: Record<string, string>): boolean => {
-  const actual = attribs[t.name];
+  // Own attributes only: `[constructor]` must not find Object.prototype's and hide every element.
+  const actual = Object.hasOwn(attribs, t.name) ? attribs[t.name] : undefined;
   if (actual === undefined) return false;
   if (!t.op || t.value === undefined) return true;
   const v = t.value;
@@ -250,11 +213,12 @@ const attributeHolds = (t: AttributeTest, attribs: Record<string, string>): bool
   }
 };
 
-const compoundHolds = (c: Compound, el: ElementInfo): boolean =>
-  (!c.tag || c.tag === el.tag) &&
-  (!c.id || c.id === el.id?.toLowerCase()) &&
-  c.classes.every((x) => el.classes.includes(x)) &&
-  c.attributes.every((t) => attributeHolds(t, el.attribs));
+const compoundHolds = (c: Compound, el: ElementInfo): boolean => {
+  if ((c.tag && c.tag !== el.tag) || (c.id && c.id !== el.id?.toLowerCase())) return false;
+  for (const x of c.classes) if (!el.classes.includes(x)) return false;
+  for (const t of c.attributes) if (!attributeHolds(t, el.attribs)) return false;
+  return true;
+};
 
 /** Compound tests a page may spend on its selectors: past it, selectors with combinators no longer match. */
 export const MATCH_BUDGET = 400_000;

@@ -1,5 +1,5 @@
 import { BLOCK_TAGS } from './blocks';
-import { skipReason } from './boilerplate';
+import { pageSkipRule } from './boilerplate';
 import { collapseWhitespace } from './clean-text';
 import type { MarkdownTable, TableOptions } from './table';
 import { tableCollector } from './table-collector';
@@ -39,6 +39,9 @@ interface Frame {
   /** Where the page stood when this container opened, to judge it as a menu when it closes. */
   container?: { blocks: number; tables: number; chars: number; linkChars: number; links: number };
 }
+
+/** The frame of every element left out (frames are only read). */
+const SKIPPED: Frame = { skipping: true, table: false, container: undefined };
 
 /**
  * Runs of prose between block edges, and link counts to tell menus from content: a run nearly all link text is
@@ -97,7 +100,7 @@ const proseRuns = (maxLinkDensity: number) => {
  * close (tableCollector); the rest is prose, in runs between block edges (proseRuns).
  */
 const extractor = (options: ExtractOptions): { handler: TreeHandler; finish(report: TreeReport): Extracted } => {
-  const skipped = skippedSubtrees((name, attribs, byStylesheet, classes) => skipReason(name, attribs, options.classHeuristics, byStylesheet, classes));
+  const skipped = skippedSubtrees(pageSkipRule(options.classHeuristics));
   const prose = proseRuns(options.maxLinkDensity);
   const tables: MarkdownTable[] = [];
   const collector = tableCollector({
@@ -115,15 +118,15 @@ const extractor = (options: ExtractOptions): { handler: TreeHandler; finish(repo
   let inTitle = false;
 
   const handler: TreeHandler = {
+    skipping: skipped.skipping,
     onopentag(name, attribs) {
       if (name === 'title' && !title) inTitle = true;
       if (skipped.open(name, attribs)) {
-        stack.push({ skipping: true });
+        stack.push(SKIPPED);
         return;
       }
-      const frame: Frame = { skipping: false };
       const inTable = collector.inside();
-      frame.table = collector.open(name, attribs);
+      const frame: Frame = { skipping: false, table: collector.open(name, attribs), container: undefined };
       if (!inTable && !frame.table) {
         if (BLOCK_TAGS.has(name)) prose.flush();
         if (CONTAINER_TAGS.has(name)) frame.container = prose.mark(tables.length);

@@ -55,60 +55,83 @@ export interface HidingSheet {
   style(el: ElementInfo, ancestry: Ancestry, budget: MatchBudget): SheetStyle;
 }
 
-const NOTHING: SheetStyle = { hides: false };
+const NOTHING: SheetStyle = { hides: false, paint: undefined };
+/** What stands for the paint of a rule inside an at-rule block, which is never filed. */
+const NESTED_PAINT = new Map<string, string>();
 /** Selectors with what is not read (sibling combinators, pseudo-classes, lists): skipped before they are filed. */
 const UNREAD = /[+~:]/;
 const parsed = (rule: Rule): Selector | null => (rule.selector === undefined ? (rule.selector = parseSelector(rule.key) ?? null) : rule.selector);
-const HIDDEN: SheetStyle = { hides: true };
+const HIDDEN: SheetStyle = { hides: true, paint: undefined };
 
 const PAINT_DECLARATION = /(?:^|[;\s])(color|background(?:-color|-image|-clip)?|-webkit-background-clip|opacity)\s*:\s*([^;]*)/gi;
 
-/** The paint declarations of a rule's body, read with one pattern (most of a page's CSS is fonts and margins). */
+/**
+ * The paint declarations of a rule's body, read with one pattern (most of a page's CSS is fonts and margins). An exec
+ * loop rather than matchAll, which copies the pattern on every call; each match takes a property name, so the loop
+ * always moves on.
+ */
 const paintDeclarations = (body: string): Map<string, string> | undefined => {
   let out: Map<string, string> | undefined;
-  for (const m of body.matchAll(PAINT_DECLARATION)) (out ??= new Map()).set(m[1].toLowerCase(), m[2].replace(/!\s*important/i, '').trim().toLowerCase());
+  PAINT_DECLARATION.lastIndex = 0;
+  for (let m = PAINT_DECLARATION.exec(body); m; m = PAINT_DECLARATION.exec(body)) {
+    (out ??= new Map()).set(m[1].toLowerCase(), m[2].replace(/!\s*important/i, '').trim().toLowerCase());
+  }
   return out;
 };
+
+/** The hiding rules and the paint rules filed under one part, each list capped apart. */
+interface Filing {
+  hiding?: Rule[];
+  painting?: Rule[];
+}
+/** Rules filed by the kind and name of one part of their subject. */
+type Filed = Record<Part['kind'], Map<string, Filing>>;
 
 /**
  * The rules read so far, each filed under one part of its subject (its first class, else its id, else an attribute
  * name, else its tag), the selectors some rule displays again, which cancel the hiding, and the selectors a nested
  * rule paints, which cancel the colours of the others.
  */
-/** Rules filed by the kind and name of one part of their subject. */
-type Filed = Record<Part['kind'], Map<string, Rule[]>>;
-const filed = (): Filed => ({ class: new Map(), id: new Map(), attr: new Map(), tag: new Map(), any: new Map() });
-const isEmpty = (f: Filed) => !f.class.size && !f.id.size && !f.attr.size && !f.tag.size && !f.any.size;
-
 const ruleIndex = () => {
-  // Hiding rules and paint rules are filed and capped apart, so a page's many colour rules never crowd out a hiding one.
-  const hiding = filed();
-  const painting = filed();
+  // Hiding rules and paint rules are capped apart, so a page's many colour rules never crowd out a hiding one.
+  const index: Filed = { class: new Map(), id: new Map(), attr: new Map(), tag: new Map(), any: new Map() };
+  const filedAny = { hiding: false, painting: false };
   const shown = new Set<string>();
   const repainted = new Set<string>();
   const counts = { hiding: 0, painting: 0, order: 0 };
-  const file = (index: Filed, rule: Rule) => {
-    const { kind, name } = rule.part;
-    const list = index[kind].get(name) ?? [];
+  const file = (kind: keyof Filing, rule: Rule) => {
+    const byName = index[rule.part.kind];
+    let filing = byName.get(rule.part.name);
+    const list = filing?.[kind] ?? [];
     if (list.length >= MAX_RULES_PER_PART) return;
     list.push(rule);
-    index[kind].set(name, list);
+    if (!filing) byName.set(rule.part.name, (filing = { hiding: undefined, painting: undefined }));
+    filing[kind] = list;
+    filedAny[kind] = true;
   };
-  /** The lists of rules filed under the element's parts (its classes, id, attributes, tag, and `*`), into `out`. */
-  const candidates = (index: Filed, el: ElementInfo, out: Rule[][]): Rule[][] => {
-    out.length = 0;
-    let list: Rule[] | undefined;
-    if (index.class.size) for (const c of el.classes) if ((list = index.class.get(c))) out.push(list);
-    if (el.id && index.id.size && (list = index.id.get(el.id.toLowerCase()))) out.push(list);
+  // The candidate lists of the element being styled: the first `found.hiding` and `found.painting` entries (kept
+  // between elements, since emptying an array costs more than counting).
+  const hidingLists: Rule[][] = [];
+  const paintingLists: Rule[][] = [];
+  const found = { hiding: 0, painting: 0 };
+  const take = (filing: Filing | undefined) => {
+    if (!filing) return;
+    if (filing.hiding) hidingLists[found.hiding++] = filing.hiding;
+    if (filing.painting) paintingLists[found.painting++] = filing.painting;
+  };
+  /** The rules filed under the element's parts (its classes, id, attributes, tag, and `*`), into the two lists. */
+  const candidates = (el: ElementInfo) => {
+    found.hiding = 0;
+    found.painting = 0;
+    if (index.class.size) for (const c of el.classes) take(index.class.get(c));
+    if (el.id && index.id.size) take(index.id.get(el.id.toLowerCase()));
     if (index.attr.size) {
       let attributes = 0;
-      for (const name in el.attribs) if (attributes++ < MAX_ATTRIBUTE_PARTS && (list = index.attr.get(name))) out.push(list);
+      for (const name in el.attribs) if (attributes++ < MAX_ATTRIBUTE_PARTS) take(index.attr.get(name));
     }
-    if ((list = index.tag.get(el.tag))) out.push(list);
-    if ((list = index.any.get('*'))) out.push(list);
-    return out;
+    take(index.tag.get(el.tag));
+    take(index.any.get('*'));
   };
-  const lists: Rule[][] = [];
   return {
     /** One `prelude { body }`; `nested` when it sits inside an at-rule block. */
     add(prelude: string, body: string, nested: boolean) {
@@ -120,7 +143,8 @@ const ruleIndex = () => {
       const d = forDisplay ? declarations(body) : undefined;
       const hides = !!d && !nested && hidesText(d);
       const shows = !!d && showsElement(d);
-      const paint = forPaint ? paintDeclarations(body) : undefined;
+      // A nested rule's paint only cancels others' (a declaration is there exactly when forPaint is true).
+      const paint = forPaint ? (nested ? NESTED_PAINT : paintDeclarations(body)) : undefined;
       if (!hides && !shows && !paint) return;
       for (const text of p.split(',')) {
         const key = selectorKey(text);
@@ -130,25 +154,27 @@ const ruleIndex = () => {
         if (paint && nested) repainted.add(key);
         if (nested) continue;
         const part = selectorPart(key);
-        if (hides && counts.hiding < MAX_RULES) (counts.hiding++, file(hiding, { key, part, order, hides: true }));
-        if (paint && counts.painting < MAX_RULES) (counts.painting++, file(painting, { key, part, order, hides: false, paint }));
+        if (hides && counts.hiding < MAX_RULES) (counts.hiding++, file('hiding', { key, part, selector: undefined, order, hides: true, paint: undefined }));
+        if (paint && counts.painting < MAX_RULES) (counts.painting++, file('painting', { key, part, selector: undefined, order, hides: false, paint }));
       }
     },
     style(el: ElementInfo, ancestors: Ancestry, budget: MatchBudget): SheetStyle {
-      if (!isEmpty(hiding)) {
-        for (const list of candidates(hiding, el, lists)) {
-          for (const rule of list) {
+      if (!filedAny.hiding && !filedAny.painting) return NOTHING;
+      candidates(el);
+      if (filedAny.hiding) {
+        for (let i = 0; i < found.hiding; i++) {
+          for (const rule of hidingLists[i]) {
             const selector = parsed(rule);
             if (selector && !shown.has(rule.key) && matches(selector, el, ancestors, budget)) return HIDDEN;
           }
         }
       }
-      if (isEmpty(painting)) return NOTHING;
+      if (!filedAny.painting) return NOTHING;
       let won: Map<string, string> | undefined;
       let ranks: Map<string, number> | undefined;
-      for (const list of candidates(painting, el, lists)) {
-        for (const rule of list) {
-          const selector = repainted.has(rule.key) ? null : parsed(rule);
+      for (let i = 0; i < found.painting; i++) {
+        for (const rule of paintingLists[i]) {
+          const selector = repainted.size && repainted.has(rule.key) ? null : parsed(rule);
           if (!selector || !matches(selector, el, ancestors, budget)) continue;
           const rank = selector.specificity * MAX_ORDER + rule.order;
           won ??= new Map();

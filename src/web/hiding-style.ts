@@ -21,17 +21,28 @@ const SEEN_PROPERTIES = new Set([
 /** Below this opacity text is drawn too faint to read (`opacity: 0.01`). */
 export const MIN_OPACITY = 0.1;
 
-/** `a: b; c: d !important` → {a: 'b', c: 'd'}, lower-cased; the last of a property wins, as in CSS. */
+/** The shortest and longest of SEEN_PROPERTIES (`top`, `-webkit-background-clip`). */
+const SEEN_LENGTHS = [3, 23];
+
+/**
+ * `a: b; c: d !important` → {a: 'b', c: 'd'}, lower-cased; the last of a property wins, as in CSS. Only the first
+ * MAX_DECLARATIONS pieces between semicolons are read.
+ */
 export const declarations = (css: string): Map<string, string> => {
   const out = new Map<string, string>();
-  for (const part of css.split(';', MAX_DECLARATIONS)) {
-    const colon = part.indexOf(':');
-    if (colon <= 0) continue;
-    const name = part.slice(0, colon).trim().toLowerCase();
-    // Only what decides whether text is seen is read further (a page's fonts and margins are most of its CSS).
-    if (!SEEN_PROPERTIES.has(name)) continue;
-    const value = part.slice(colon + 1).replace(/!\s*important/i, '').trim().toLowerCase();
-    out.set(name, value);
+  let start = 0;
+  for (let piece = 0; piece < MAX_DECLARATIONS && start <= css.length; piece++) {
+    let end = css.indexOf(';', start);
+    if (end < 0) end = css.length;
+    const colon = css.indexOf(':', start);
+    if (colon > start && colon < end) {
+      const raw = css.slice(start, colon).trim();
+      // Only what decides whether text is seen is read further (a page's fonts and margins are most of its CSS).
+      // Lower-casing keeps a name's length unless it holds U+0130, which no seen property does.
+      const name = raw.length >= SEEN_LENGTHS[0] && raw.length <= SEEN_LENGTHS[1] ? raw.toLowerCase() : '';
+      if (SEEN_PROPERTIES.has(name)) out.set(name, css.slice(colon + 1, end).replace(/!\s*important/i, '').trim().toLowerCase());
+    }
+    start = end + 1;
   }
   return out;
 };
@@ -89,9 +100,13 @@ export const opacityOf = (value: string | undefined): number => {
   return Math.min(1, Math.max(0, n));
 };
 
+const MOVES = /(translate(?:x|y|3d)?|matrix(?:3d)?)\(([^()]*)\)/g;
+
 /** A translation far to the left or top, where no scrolling reaches (`translateX(-10000px)`, a matrix's offsets). */
 const translatedAway = (transform: string): boolean => {
-  for (const m of transform.matchAll(/(translate(?:x|y|3d)?|matrix(?:3d)?)\(([^()]*)\)/g)) {
+  // An exec loop rather than matchAll, which copies the pattern on every call; every match is a function's text.
+  MOVES.lastIndex = 0;
+  for (let m = MOVES.exec(transform); m; m = MOVES.exec(transform)) {
     const args = m[2].split(/[\s,]+/).filter(Boolean);
     const offsets =
       m[1] === 'matrix' ? args.slice(4, 6).map((a) => pixels(`${a}px`)) : m[1] === 'matrix3d' ? args.slice(12, 14).map((a) => pixels(`${a}px`)) : args.slice(0, 2).map(pixels);
@@ -100,22 +115,26 @@ const translatedAway = (transform: string): boolean => {
   return false;
 };
 
+const SIZES = ['width', 'height', 'max-width', 'max-height'];
+const offScreen = (d: Map<string, string>, property: string) => pixels(d.get(property)) <= OFF_SCREEN_PX;
+
 /** Zero-sized with its overflow cut, or placed far off the page. */
 const outOfSight = (d: Map<string, string>): boolean => {
-  const overflow = d.get('overflow') ?? '';
-  if (/\b(hidden|clip)\b/.test(overflow)) {
-    for (const p of ['width', 'height', 'max-width', 'max-height']) {
+  const overflow = d.get('overflow');
+  if (overflow && /\b(hidden|clip)\b/.test(overflow)) {
+    for (const p of SIZES) {
       const px = pixels(d.get(p));
       if (!Number.isNaN(px) && px <= 1) return true;
     }
   }
-  if (pixels(d.get('text-indent')) <= OFF_SCREEN_PX) return true;
-  if (/^(absolute|fixed|relative|sticky)$/.test(d.get('position') ?? '')) {
-    if (['left', 'top', 'right', 'bottom'].some((p) => pixels(d.get(p)) <= OFF_SCREEN_PX)) return true;
+  if (offScreen(d, 'text-indent')) return true;
+  const position = d.get('position');
+  if (position && /^(absolute|fixed|relative|sticky)$/.test(position)) {
+    if (offScreen(d, 'left') || offScreen(d, 'top') || offScreen(d, 'right') || offScreen(d, 'bottom')) return true;
   }
-  if (['margin-left', 'margin-top'].some((p) => pixels(d.get(p)) <= OFF_SCREEN_PX)) return true;
-  const transform = d.get('transform') ?? '';
-  return /^scale[xy]?\(\s*0(?:\.0+)?\s*[,)]/.test(transform) || translatedAway(transform);
+  if (offScreen(d, 'margin-left') || offScreen(d, 'margin-top')) return true;
+  const transform = d.get('transform');
+  return !!transform && (/^scale[xy]?\(\s*0(?:\.0+)?\s*[,)]/.test(transform) || translatedAway(transform));
 };
 
 /** Whether these declarations hide the element's text from a reader. */
@@ -128,7 +147,9 @@ export const hidesText = (d: Map<string, string>): boolean => {
   const font = d.get('font');
   if (font && unreadable(fontShorthandSize(font))) return true;
   // Transparent text over a gradient clipped to the text is a drawn effect, not hidden text.
-  const paintedByBackground = /\btext\b/.test(`${d.get('background-clip') ?? ''} ${d.get('-webkit-background-clip') ?? ''}`);
+  const clip = d.get('background-clip');
+  const webkitClip = d.get('-webkit-background-clip');
+  const paintedByBackground = (clip !== undefined || webkitClip !== undefined) && /\btext\b/.test(`${clip ?? ''} ${webkitClip ?? ''}`);
   if (!paintedByBackground && (transparentColour(d.get('color')) || transparentColour(d.get('-webkit-text-fill-color')))) return true;
   return clippedAway(d) || outOfSight(d);
 };

@@ -38,7 +38,10 @@ const colourOf = (value: string, parent: Rgba | undefined): Rgba | undefined => 
 
 /** The background an element declares, painted over its parent's; undefined = unknown. */
 const backgroundOf = (d: ReadonlyMap<string, string>, bgcolor: string | undefined, parent: Rgba | undefined): Rgba | undefined => {
-  if (/\btext\b/.test(`${d.get('background-clip') ?? ''} ${d.get('-webkit-background-clip') ?? ''}`)) return undefined;
+  if (d.size === 0 && bgcolor === undefined) return parent;
+  const clip = d.get('background-clip');
+  const webkitClip = d.get('-webkit-background-clip');
+  if ((clip !== undefined || webkitClip !== undefined) && /\btext\b/.test(`${clip ?? ''} ${webkitClip ?? ''}`)) return undefined;
   const image = d.get('background-image');
   const shorthand = d.get('background');
   if ((image && image !== 'none') || (shorthand && /url\(|gradient\(|image\(|var\(/.test(shorthand))) return undefined;
@@ -61,14 +64,20 @@ export const paintOf = (parent: Paint, name: string, attribs: Record<string, str
   if (!inline && !fromSheet && !bgcolor && name !== 'font' && name !== 'a') return parent;
   const d: ReadonlyMap<string, string> = !inline ? (fromSheet ?? NO_DECLARATIONS) : fromSheet ? new Map([...fromSheet, ...inline]) : inline;
   const ownColour = d.get('color') ?? (name === 'font' ? attribs.color?.trim().toLowerCase() : undefined);
-  const color = ownColour !== undefined ? colourOf(ownColour, parent.color) : name === 'a' && 'href' in attribs ? LINK_BLUE : parent.color;
+  const color = ownColour !== undefined ? colourOf(ownColour, parent.color) : name === 'a' && attribs.href !== undefined ? LINK_BLUE : parent.color;
   const opacity = opacityOf(d.get('opacity'));
   const background = backgroundOf(d, bgcolor, parent.background);
   return { color, background, opacity: Number.isNaN(opacity) ? parent.opacity : parent.opacity * opacity, blends: blendsIn(color, background) };
 };
 
+// The last pair judged: a page's links and inherited colours ask about the same two colours again and again.
+let judged: { color?: Rgba; background?: Rgba; blends: boolean } = { color: undefined, background: undefined, blends: false };
+
 /** Whether text of this colour reads as its background. */
 const blendsIn = (color: Rgba | undefined, background: Rgba | undefined): boolean => {
   if (!color || !background) return false;
-  return contrast(color.a >= 1 ? color : over(color, background), background) < MIN_CONTRAST;
+  if (judged.color === color && judged.background === background) return judged.blends;
+  const blends = contrast(color.a >= 1 ? color : over(color, background), background) < MIN_CONTRAST;
+  judged = { color, background, blends };
+  return blends;
 };

@@ -34,7 +34,9 @@ const isAbbreviation = (word: string): boolean => {
 export const splitSentences = (text: string): string[] => {
   const out: string[] = [];
   let start = 0;
-  for (const m of text.matchAll(BOUNDARY)) {
+  // An exec loop rather than matchAll, which copies the pattern on every call; a boundary is never empty.
+  BOUNDARY.lastIndex = 0;
+  for (let m = BOUNDARY.exec(text); m; m = BOUNDARY.exec(text)) {
     const punct = m[1];
     const at = m.index!;
     // Only a single dot can belong to an abbreviation; "?" and "!" always end, an ellipsis before a capital too.

@@ -1,4 +1,5 @@
-import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
+import type { Tokenizer, TokenizerCallbacks } from 'htmlparser2';
+import { FastTokenizer } from './fast-tokenizer';
 
 /**
  * Element events for a page, built on htmlparser2's tokenizer with htmlparser2's own HTML rules (implied end
@@ -12,6 +13,11 @@ import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
  */
 
 export interface TreeHandler {
+  /**
+   * Whether the handler is inside a subtree it leaves out, so the next element's attributes will not be read: they are
+   * then skipped (still charged to the work budget) and the element gets an empty, frozen set.
+   */
+  skipping?(): boolean;
   onopentag(name: string, attribs: Record<string, string>): void;
   ontext(text: string): void;
   onclosetag(name: string): void;
@@ -32,6 +38,9 @@ export interface TreeReport {
   /** Characters of input read before the work budget ran out; undefined when the whole page was read. */
   cutAt?: number;
 }
+
+/** The attributes of an element inside a subtree the handler leaves out (TreeHandler.skipping): never read. */
+const UNREAD_ATTRIBUTES: Record<string, string> = Object.freeze({});
 
 /** A tag event costs about as much as this many characters of text (callbacks, frames, sets). */
 export const TAG_COST = 8;
@@ -114,6 +123,7 @@ class OpenElements {
   }
   /** Takes back one dropped element of this name, if any is waiting for its end tag. */
   undrop(name: string): boolean {
+    if (this.dropped.size === 0) return false;
     const n = this.dropped.get(name) ?? 0;
     if (n > 0) this.dropped.set(name, n - 1);
     return n > 0;
@@ -130,7 +140,10 @@ class TreeBuilder implements TokenizerCallbacks {
   private readonly tokenizer: Tokenizer;
   private work = 0;
   private tagName = '';
+  private tagIsVoid = false;
   private attribs: Record<string, string> | null = null;
+  /** The current tag's attributes are kept (not inside a subtree the handler leaves out). */
+  private keepAttribs = true;
   private attribName = '';
   private attribValue = '';
 
@@ -139,7 +152,7 @@ class TreeBuilder implements TokenizerCallbacks {
     private readonly handler: TreeHandler,
     private readonly limits: TreeLimits,
   ) {
-    this.tokenizer = new Tokenizer({ decodeEntities: true }, this);
+    this.tokenizer = new FastTokenizer({ decodeEntities: true }, this);
   }
 
   /** Tokenizes html[from, to). */
@@ -173,9 +186,10 @@ class TreeBuilder implements TokenizerCallbacks {
   }
   private openTag(name: string) {
     this.tagName = name;
+    this.tagIsVoid = VOID.has(name);
     const closes = IMPLIES_CLOSE.get(name);
     if (closes) while (this.elements.stack.length > 0 && closes.has(this.elements.top()!)) this.popOne();
-    if (!VOID.has(name)) {
+    if (!this.tagIsVoid) {
       if (this.elements.stack.length >= this.limits.maxDepth) {
         this.report.dropped++;
         this.elements.drop(name);
@@ -185,18 +199,23 @@ class TreeBuilder implements TokenizerCallbacks {
       }
       this.elements.push(name);
     }
-    this.attribs = {};
+    // Asked after the implied closes above, which may end the subtree being left out.
+    this.keepAttribs = this.handler.skipping?.() !== true;
+    this.attribs = this.keepAttribs ? {} : UNREAD_ATTRIBUTES;
     this.charge(TAG_COST);
   }
   private endOpenTag() {
     if (this.attribs) this.handler.onopentag(this.tagName, this.attribs);
     this.attribs = null;
-    if (VOID.has(this.tagName)) this.handler.onclosetag(this.tagName);
+    if (this.tagIsVoid) this.handler.onclosetag(this.tagName);
     this.tagName = '';
+    this.tagIsVoid = false;
   }
   private closeTag(name: string) {
     if (this.elements.undrop(name)) {
       // The end tag of a dropped element: dropped too.
+    } else if (this.elements.top() === name) {
+      this.popOne();
     } else if (!VOID.has(name)) {
       if (this.elements.isOpen(name)) {
         // Found below the top: every element above it closes too (each was pushed once, so this is amortised O(1)).
@@ -242,18 +261,18 @@ class TreeBuilder implements TokenizerCallbacks {
     this.closeTag(this.html.slice(start, end).toLowerCase());
   }
   onattribname(start: number, end: number) {
-    this.attribName = this.html.slice(start, end).toLowerCase();
+    if (this.keepAttribs) this.attribName = this.html.slice(start, end).toLowerCase();
   }
   onattribdata(start: number, end: number) {
-    this.attribValue += this.html.slice(start, end);
+    if (this.keepAttribs) this.attribValue += this.html.slice(start, end);
     this.charge(end - start);
   }
   onattribentity(cp: number) {
-    this.attribValue += String.fromCodePoint(cp);
+    if (this.keepAttribs) this.attribValue += String.fromCodePoint(cp);
   }
   onattribend() {
     const { attribs } = this;
-    if (attribs && !Object.prototype.hasOwnProperty.call(attribs, this.attribName)) attribs[this.attribName] = this.attribValue;
+    if (attribs && this.keepAttribs && !Object.prototype.hasOwnProperty.call(attribs, this.attribName)) attribs[this.attribName] = this.attribValue;
     this.attribValue = '';
     this.charge(1);
   }

@@ -49,6 +49,18 @@ describe('processPage on hostile markup', () => {
     expect(processPage(html).text).toContain('Text after the cut.');
     expect(processPage(html).notes).toEqual([]);
   });
+
+  it('charges markup inside a part it leaves out like any other: hiding it does not stretch the budget', () => {
+    // Two pages of the same length, the same markup, one block hidden: the budget runs out at the same place.
+    const block = (attribute: string) => `<div ${attribute}>${'<span class="c" data-x="long attribute value">Zyx</span>'.repeat(400)}</div>`;
+    const page = (attribute: string) => `${prose}${block(attribute)}${'<p>after</p>'.repeat(400)}`;
+    const hidden = processPage(page('hidden'), { maxWork: 12_000 });
+    const shown = processPage(page('hiddex'), { maxWork: 12_000 });
+    expect(hidden.text).not.toContain('Zyx');
+    expect(shown.text).toContain('Zyx');
+    expect(hidden.notes[0]).toMatch(/page truncated: its processing budget ran out after \d+% of the page/);
+    expect(hidden.notes).toEqual(shown.notes);
+  });
 });
 
 describe('processPageAsync (what a run uses: it yields between slices of the page)', () => {

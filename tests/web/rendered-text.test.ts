@@ -49,6 +49,9 @@ const hiddenPages: Array<[string, string]> = [
   ['an attribute selector', `<style>[data-off] { visibility: hidden } p[lang="x-q"] { opacity: 0 }</style><span data-off>${SECRET}</span><p lang="x-q">${SECRET}</p>`],
   ['an attribute selector with a prefix test', `<style>div[id^=hid] span { display:none }</style><div id="hidden-1"><span>${SECRET}</span></div>`],
   ['nested inside a hidden ancestor', `<div hidden><section><p><b>${SECRET}</b></p></section></div>`],
+  // The ancestry counts a class once per time an element names it: an ancestor that closed (`class="a a"`) must not
+  // make the next one uncounted.
+  ['a descendant selector after an ancestor naming its class twice', `<style>.a p{display:none}</style><div class="a a"><p>One.</p></div><div class="a"><p>${SECRET}</p></div>`],
 ];
 
 describe('renderedText: the text a reader sees', () => {
@@ -89,6 +92,15 @@ describe('renderedText: the text a reader sees', () => {
         `<div style="opacity:0.5"><p>Half ${SECRET}</p></div><svg width="20" height="20"></svg><p>Tail ${SECRET}</p>`,
     );
     for (const w of ['Navy', 'Grey', 'Again', 'Image', 'Link', 'Dark', 'Half', 'Tail']) expect(text).toContain(`${w} ${SECRET}`);
+  });
+
+  it('matches attribute selectors against the element\'s own attributes, never names every object inherits', () => {
+    const text = renderedText(
+      `<style>[constructor] p{display:none} [toString="x"] b{display:none} [hasOwnProperty] i{opacity:0}</style>` +
+        `<div><p>Plain ${SECRET}</p><b>Bold ${SECRET}</b><i>Slanted ${SECRET}</i></div><div constructor><p>Marked</p></div>`,
+    );
+    for (const w of ['Plain', 'Bold', 'Slanted']) expect(text).toContain(`${w} ${SECRET}`);
+    expect(text).not.toContain('Marked');
   });
 
   it('bounds the work of matching the page\'s selectors on a hostile page', () => {
