@@ -17,6 +17,7 @@ const benchmarkSchema = z.strictObject({
   benchmark: z.enum(BENCHMARKS).optional().meta({ description: 'the benchmark (default: the column\'s name)' }),
   data: z.string().min(1).max(4096),
   sha256: z.string().regex(/^[0-9a-f]{64}$/).optional().meta({ description: 'the data file\'s SHA-256: a file with other bytes is refused before anything is asked' }),
+  gitBlob: z.string().regex(/^[0-9a-f]{40}$/).optional().meta({ description: 'the data file\'s git blob id in its upstream repository (git hash-object), for a file whose SHA-256 was never published: other bytes are refused the same way' }),
   reference: z.string().max(4096).optional(),
   tables: z.string().max(4096).optional(),
   mmqaDir: z.string().max(4096).optional(),

@@ -6,7 +6,7 @@
  * Running the same command again continues an interrupted table (each question keeps its Idempotency-Key).
  */
 import { basename } from 'node:path';
-import { CAPS, checkSha256 } from '../src/eval/node/input-files';
+import { CAPS, checkGitBlob, checkSha256 } from '../src/eval/node/input-files';
 import type { Benchmark } from '../src/eval/types';
 import { fail, flag, parseCli } from './args';
 import { prepareData } from './eval-inputs';
@@ -37,7 +37,9 @@ const main = async () => {
   const prices = a['price-in'] === undefined ? undefined : { in: a['price-in'], out: a['price-out']! };
   // Every column's questions are read and checked before any question is asked.
   const columns: Column[] = spec.benchmarks.map((b) => {
-    if (b.spec.sha256) checkSha256(b.spec.data, b.spec.sha256, `table spec ${a.spec}: benchmarks.${b.key}.data`, CAPS.data, 'the spec pins');
+    const where = `table spec ${a.spec}: benchmarks.${b.key}.data`;
+    if (b.spec.sha256) checkSha256(b.spec.data, b.spec.sha256, where, CAPS.data, 'the spec pins');
+    if (b.spec.gitBlob) checkGitBlob(b.spec.data, b.spec.gitBlob, where);
     const d = prepareData({ benchmark: b.benchmark as Benchmark, data: b.spec.data, reference: b.spec.reference, tables: b.spec.tables, mmqaDir: b.spec.mmqaDir, lang: b.spec.lang, sample: b.spec.sample, seed: b.spec.seed, limit: b.spec.limit, wikidataApi: b.spec.wikidataApi, labels: b.spec.labels });
     return {
       key: b.key,

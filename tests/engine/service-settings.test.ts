@@ -4,6 +4,10 @@ import { PURPOSES } from '../../src/config-purposes';
 import { serviceSettings } from '../../src/runs/service-settings';
 import { installScript } from '../../src/llm/scripted';
 import { get, post } from './helpers';
+import crag from '../../docs/tables/crag.json';
+import hpropro from '../../docs/tables/hpropro.json';
+import hqa from '../../docs/tables/hqa.json';
+import threeModes from '../../docs/tables/mintaka-three-modes.json';
 
 /** GET /v1/config: what an evaluation's manifest records about the service, and options.sampling reaching the model. */
 const settings = async (query = '') => {
@@ -86,6 +90,34 @@ describe('GET /v1/config', () => {
     const doc = await (await get('/openapi.json')).json<any>();
     expect(doc.paths['/v1/config'].get.operationId).toBe('serviceSettings');
     expect(doc.components.schemas.ServiceSettings).toBeDefined();
+  });
+});
+
+describe('the reproduction specs of docs/tables (npm run table)', () => {
+  type Spec = { benchmarks: Record<string, { benchmark?: string }>; options?: object; systems: Record<string, { mode: string; options?: object; byBenchmark?: Record<string, object> }> };
+  const specs = { crag, hpropro, hqa, threeModes } as unknown as Record<string, Spec>;
+
+  it('every row is a mode the service runs, with options it accepts; an authors’ library is asked for by the name its import gives', async () => {
+    for (const [name, spec] of Object.entries(specs)) {
+      for (const [column, b] of Object.entries(spec.benchmarks)) {
+        // The eval's variant is the benchmark's name, but MultiModalQA's, which has none (the default variant).
+        const benchmark = b.benchmark ?? column;
+        const variant = benchmark === 'mmqa' ? '' : `variant=${benchmark}&`;
+        for (const [row, sys] of Object.entries(spec.systems)) {
+          const { library, ...options } = { ...spec.options, ...sys.options, ...sys.byBenchmark?.[column] } as Record<string, unknown>;
+          const at = `${name}: ${row} on ${column}`;
+          const ok = await settings(`?${variant}mode=${sys.mode}&options=${encodeURIComponent(JSON.stringify(options))}`);
+          expect(ok.status, `${at}: ${JSON.stringify(ok.body.error)}`).toBe(200);
+          expect(ok.body.resolved.options.recipe, at).toBe((options.recipe as string | undefined) ?? 'ours');
+          if (library === undefined) continue;
+          // Not bundled until `npm run fewshot:import` has made it: the refusal says so before any question is asked.
+          expect(library, at).toMatch(/^hqa-(mintaka|qald|compmix)$/);
+          const missing = await settings(`?${variant}mode=${sys.mode}&options=${encodeURIComponent(JSON.stringify({ ...options, library }))}`);
+          expect(missing.status, at).toBe(400);
+          expect(missing.body.error.message, at).toContain('npm run fewshot:import');
+        }
+      }
+    }
   });
 });
 

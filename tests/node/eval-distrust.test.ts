@@ -1,9 +1,10 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseOptions, readSweep } from '../../cli/eval-options';
+import { readTableSpec } from '../../cli/table-spec';
 import { loadMintaka } from '../../src/eval/loaders/mintaka';
 import { buildManifest } from '../../src/eval/manifest';
 import { compareFolders } from '../../src/eval/node/compare-folders';
@@ -160,6 +161,24 @@ describe('eval distrusts its flags and files before asking anything', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it('reads each reproduction spec of docs/tables as npm run table does: strict keys, a baseline among its rows, every pin well formed', () => {
+    const dir = join(ROOT, 'docs/tables');
+    const saved = process.env.BENCHMARK_DATA;
+    process.env.BENCHMARK_DATA ??= '/benchmark-data';
+    try {
+      const names = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+      expect(names).toEqual(['crag.json', 'hpropro.json', 'hqa.json', 'mintaka-three-modes.json']);
+      for (const f of names) {
+        const spec = readTableSpec(join(dir, f));
+        expect(spec.systems.map((s) => s.name), f).toContain(spec.baseline);
+        // Every column's file is pinned, but CRAG's: a cut of a 739 MB upstream file (docs/EVAL.md says how it is made).
+        for (const b of spec.benchmarks) if (b.benchmark !== 'crag') expect(b.spec.sha256 ?? b.spec.gitBlob, `${f}: ${b.key}`).toBeTruthy();
+      }
+    } finally {
+      if (saved === undefined) delete process.env.BENCHMARK_DATA;
+    }
+  });
+
   it('npm run table refuses a spec whose data is not the pinned file, whose names collide, or whose options reach a prototype, before the first question', async () => {
     const spec = (name: string, body: object) => {
       const file = join(tmp, name);
@@ -169,6 +188,7 @@ describe('eval distrusts its flags and files before asking anything', () => {
     const systems = { agent: { mode: 'agent' }, closed: { mode: 'parametric' } };
     const cases: [string, object, RegExp][] = [
       ['pin.json', { benchmarks: { mintaka: { data: DATA, sha256: '0'.repeat(64) } }, systems }, /benchmarks\.mintaka\.data .* is not the file the spec pins \(sha256 [0-9a-f]{12}… ≠ 000000000000…\)/],
+      ['blob.json', { benchmarks: { mintaka: { data: DATA, gitBlob: 'f'.repeat(40) } }, systems }, /benchmarks\.mintaka\.data .* is not the file the spec pins \(git blob [0-9a-f]{12}… ≠ ffffffffffff…\)/],
       ['names.json', { benchmarks: { mintaka: { data: DATA } }, systems: { 'a b': {}, a_b: {} } }, /"a b" and "a_b" both become the folder "a_b"/],
       ['column.json', { benchmarks: { mintaka: { data: DATA } }, systems: { ...systems, hqa: { byBenchmark: { qald9plus: { library: 'hqa-qald' } } } } }, /systems\.hqa\.byBenchmark\.qald9plus names no benchmark of the table/],
       ['proto.json', { benchmarks: { mintaka: { data: DATA } }, systems: { ...systems, bad: { options: JSON.parse('{"__proto__": {"x": 1}}') } } }, /"systems\.bad\.options\.__proto__" is refused/],
@@ -182,8 +202,9 @@ describe('eval distrusts its flags and files before asking anything', () => {
       expect(r.stderr).not.toMatch(/connection refused/);
       expect(existsSync(out), name).toBe(false);
     }
-    // The right pin passes the check and goes on to ask the (dead) service.
-    const pinned = await cli('cli/table.ts', ['--spec', spec('pinned.json', { benchmarks: { mintaka: { data: DATA, sha256: sha256File(DATA) } }, systems }), '--url', await dead(), '--out', join(tmp, 'table-pinned')]);
+    // The right pins pass the check and go on to ask the (dead) service: the SHA-256, and the blob id git itself gives.
+    const blob = execFileSync('git', ['hash-object', DATA], { encoding: 'utf8' }).trim();
+    const pinned = await cli('cli/table.ts', ['--spec', spec('pinned.json', { benchmarks: { mintaka: { data: DATA, sha256: sha256File(DATA), gitBlob: blob } }, systems }), '--url', await dead(), '--out', join(tmp, 'table-pinned')]);
     expect(pinned.code).toBe(2);
     expect(pinned.stderr).toMatch(/connection refused/);
   });

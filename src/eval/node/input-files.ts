@@ -101,6 +101,22 @@ export const checkSha256 = (path: string, expected: string, what: string, cap: n
   if (sha !== expected) throw new InputRefusal(`${what} ${path} is not the file ${whose} (sha256 ${sha.slice(0, 12)}… ≠ ${expected.slice(0, 12)}…)`);
 };
 
+/**
+ * The git blob id of a file's bytes (what `git hash-object` prints: SHA-1 over `blob <size>\0` and the bytes), streamed:
+ * an upstream repository names every file by it, so a file whose SHA-256 nobody published can still be pinned.
+ */
+export const gitBlobFile = (path: string, cap: number = CAPS.data, what = 'file'): string => {
+  const hash = createHash('sha1').update(`blob ${regularFile(path, cap, what)}\0`);
+  eachPiece(path, cap, what, (p) => hash.update(p));
+  return hash.digest('hex');
+};
+
+/** Refuses a file that is not the upstream blob a table spec pins. */
+export const checkGitBlob = (path: string, expected: string, what: string, cap: number = CAPS.data): void => {
+  const id = gitBlobFile(path, cap, what);
+  if (id !== expected) throw new InputRefusal(`${what} ${path} is not the file the spec pins (git blob ${id.slice(0, 12)}… ≠ ${expected.slice(0, 12)}…)`);
+};
+
 /** Ids that occur more than once, with their counts (first occurrences' order). */
 export const repeatedIds = (ids: readonly string[]): { id: string; times: number }[] => {
   const counts = new Map<string, number>();
