@@ -67,7 +67,8 @@ const estimate = async (url: string, base: CliEvaluation, pilotSize: number, a: 
 
 /** --sweep: the sets (a mode and options each) as rows of a one-column table, saved as the table is. */
 const sweep = async (url: string, base: CliEvaluation, a: EvalArgs, b: Benchmark) => {
-  const sets = readSweep(a.sweep!);
+  // A set that names no mode runs the eval's --mode: its row says which.
+  const sets = readSweep(a.sweep!).map((s) => ({ ...s, mode: s.mode ?? base.mode }));
   const baseline = a.baseline ? folderName(a.baseline) : sets[0].name;
   if (!sets.some((s) => s.name === baseline)) throw new InputRefusal(`--baseline ${a.baseline}: no such set in ${a.sweep} (it has ${sets.map((s) => s.name).join(', ')})`);
   const columns = [{ key: b, benchmark: b, base }];
