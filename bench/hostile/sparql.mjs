@@ -8,9 +8,9 @@
 //   BENCH_URL=http://127.0.0.1:8787 node bench/hostile/sparql.mjs   # against a running one (RSS only if it is our child)
 //
 // As a module: `runSparqlCases({ url, pid })` returns the rows, so a bench/hostile driver can print them with its own.
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { measureCase, printRows, rssOf } from './measure.mjs';
+import { workerdOf } from '../../tests/support/workerd-watch.mjs';
+import { measureCase, printRows } from './measure.mjs';
 
 const nested = (n) => `SELECT * WHERE ${'{'.repeat(n)}${'}'.repeat(n)}`;
 const doubling = `SELECT (STRLEN(?s30) AS ?n) WHERE { BIND("xxxxxxxx" AS ?s0) ${Array.from({ length: 30 }, (_, k) => `BIND(CONCAT(?s${k}, ?s${k}) AS ?s${k + 1})`).join(' ')} }`;
@@ -31,46 +31,8 @@ export const sparqlCases = [
 ];
 
 
-const parentOf = (pid) => {
-  try {
-    return Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
-  } catch {
-    return 0;
-  }
-};
-
-/**
- * The workerd process that runs the Worker, among those started (directly or not) by `ancestor`. `wrangler dev` runs
- * two: a small proxy and the runtime that loads our code; the latter is the one miniflare gives an inspector address.
- */
-export const workerdPid = (ancestor = process.pid) => {
-  const ours = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!pid) continue;
-    let comm = '';
-    try {
-      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-    } catch {
-      continue;
-    }
-    if (comm !== 'workerd') continue;
-    for (let p = parentOf(pid), hops = 0; p > 1 && hops < 20; p = parentOf(p), hops++) {
-      if (p === ancestor) {
-        let args = '';
-        try {
-          args = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        } catch {
-          // gone
-        }
-        ours.push({ pid, runtime: args.includes('--inspector-addr'), rss: rssOf(pid) });
-        break;
-      }
-    }
-  }
-  ours.sort((a, b) => Number(b.runtime) - Number(a.runtime) || b.rss - a.rss);
-  return ours[0]?.pid;
-};
+/** The workerd that runs the Worker among those `ancestor` started: the tests' finder (tests/support/workerd-watch.mjs). */
+export const workerdPid = (ancestor = process.pid) => workerdOf(ancestor);
 
 const post = async (url, tool, input) => {
   const started = performance.now();

@@ -9,7 +9,7 @@
 // touching this file. A group module's default export:
 //   { name, about, order?, vars?, run(ctx) → rows }
 //   - vars: extra `--var` pairs; a group with vars gets a dev server of its own, the others share one;
-//   - run(ctx): ctx = { url, stub, post, answer, stream, consumeSse, percentile, log } (see `context` below);
+//   - run(ctx): ctx = { url, stub, dev, post, answer, stream, consumeSse, percentile, log } (see `context` below);
 //   - rows: [{ figure, value, target?, met? }], printed in one table at the end (`met` false marks a missed target).
 // The stub runs in its own process so its timers do not share this process's clock with 200 concurrent streams.
 // BENCH_PORTS=a,b,c pins the ports (stub, dev server, its inspector) on a shared machine; BENCH_STATE_DIR=/dev/shm
@@ -60,12 +60,14 @@ const startStubProcess = async (port) => {
   };
 };
 
-const context = (url, stub) => {
+const context = (url, stub, dev) => {
   const post = (body, headers = {}) =>
     fetch(`${url}/v1/answer`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   return {
     url,
     stub,
+    /** The dev server (tests/support/dev-server.mjs): its state folder, its log. */
+    dev,
     post,
     /** POST /v1/answer as JSON: the finished run and the wall time to it. */
     answer: async (body) => {
@@ -115,7 +117,7 @@ try {
         try {
           await stub.reset();
           await stub.latency(0);
-          for (const row of await group.run(context(dev.url, stub))) rows.push({ group: group.name, ...row });
+          for (const row of await group.run(context(dev.url, stub, dev))) rows.push({ group: group.name, ...row });
         } catch (err) {
           console.error(`bench/latency ${group.name} failed: ${err.stack}\n--- dev server log (tail) ---\n${dev.log().slice(-3000)}`);
           failed.push(group.name);

@@ -43,11 +43,12 @@ export const workerdOf = (ancestor) => {
       } catch {
         // gone meanwhile
       }
-      ours.push({ pid, runtime: args.includes('--inspector-addr') });
+      ours.push({ pid, runtime: args.includes('--inspector-addr'), rss: rssOf(pid) });
       break;
     }
   }
-  return ours.sort((a, b) => Number(b.runtime) - Number(a.runtime))[0]?.pid;
+  // Under a restart the old runtime can linger for a moment: the larger one is the one serving.
+  return ours.sort((a, b) => Number(b.runtime) - Number(a.runtime) || b.rss - a.rss)[0]?.pid;
 };
 
 /**
