@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HQA_TOOL_MAP, importHqaJson, type LibraryManifest } from '../src/fewshot/import-hqa';
-import { fail, parseCli } from './args';
+import { fail, flag, parseCli } from './args';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
@@ -23,21 +23,19 @@ const args = parseCli(process.argv.slice(2), {
   command: 'npm run fewshot:import --',
   summary: "Imports the HQA authors' published human libraries into fewshot/<name>/ (bundled, never committed).",
   flags: {
-    format: { type: 'string', value: 'hqa-json', help: "the file's format: hqa-json (app/data/{mintaka,qald,compmix}.json)" },
-    from: { type: 'string', value: 'file', help: "the authors' JSON file (required)" },
-    out: { type: 'string', value: 'dir', help: 'fewshot/<name> (default fewshot/hqa-<file name>)' },
+    format: flag.choice(['hqa-json'] as const, { value: 'hqa-json', required: true, help: "the file's format: hqa-json (app/data/{mintaka,qald,compmix}.json)" }),
+    from: flag.required({ value: 'file', help: "the authors' JSON file (required)" }),
+    out: flag.text({ value: 'dir', help: 'fewshot/<name> (default fewshot/hqa-<file name>)' }),
   },
   examples: ['npm run fewshot:import -- --format hqa-json --from ~/Hybrid-QA/app/data/mintaka.json'],
 });
-if (args.format !== 'hqa-json') fail('--format hqa-json is the one format known (the HQA authors\' app/data/*.json)');
-if (typeof args.from !== 'string') fail('--from <file> is required: the authors\' JSON file, e.g. app/data/mintaka.json');
-const from = resolve(String(args.from));
+const from = resolve(args.from);
 if (!existsSync(from) || !statSync(from).isFile()) fail(`no such file: ${from}`);
 if (statSync(from).size > MAX_FILE_BYTES) fail(`${from} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB`);
 
 const stem = basename(from).replace(/\.json$/i, '').toLowerCase().replace(/[^a-z0-9_-]+/g, '-');
 const defaultName = stem.startsWith('hqa-') ? stem : `hqa-${stem}`;
-const out = resolve(typeof args.out === 'string' ? args.out : join(root, 'fewshot', defaultName));
+const out = resolve(args.out ?? join(root, 'fewshot', defaultName));
 const fewshotDir = join(root, 'fewshot');
 const name = relative(fewshotDir, out);
 if (name.includes('/') || name.includes('\\') || name.startsWith('..') || !NAME.test(name)) {

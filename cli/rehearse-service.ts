@@ -11,10 +11,8 @@ export interface RehearsalService {
 }
 
 /** `--port N` for the rehearsal's server: a whole number 1–65535 that nothing listens on yet, or undefined (any free port). */
-export const rehearsalPort = async (flag: string | true | undefined): Promise<number | undefined> => {
-  if (flag === undefined) return undefined;
-  const port = Number(flag);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`--port must be a port number (1–65535), got ${String(flag)}`);
+export const rehearsalPort = async (port: number | undefined): Promise<number | undefined> => {
+  if (port === undefined) return undefined;
   const free = await new Promise<boolean>((ok) => {
     const s = createServer();
     s.once('error', () => ok(false));

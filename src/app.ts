@@ -14,6 +14,7 @@ import { modelRoutes } from './api/models';
 import { serveOpenApi } from './api/openapi';
 import { rateLimit } from './api/rate-limit';
 import { runRoutes } from './api/runs';
+import { settingsRoutes } from './api/settings';
 import { storageGone } from './api/storage-gone';
 import type { ApiEnv } from './api/route-kit';
 import { toolRoutes } from './api/tools';
@@ -41,6 +42,7 @@ export const buildApp = () => {
   app.route('/', demonstrationRoutes);
   app.route('/', chatCompletionRoutes);
   app.route('/', modelRoutes);
+  app.route('/', settingsRoutes);
   app.route('/', mcpRoutes);
   documentMcp(app);
   serveOpenApi(app);

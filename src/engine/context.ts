@@ -12,6 +12,7 @@ import { evidenceBook, type EvidenceBook } from './attribution/attribute';
 import { stepAttribution, type StepAttribution } from './attribution/step-attribution';
 import { liveLLM, type LiveDeltas } from './live-deltas';
 import { meteredLLM } from './metered-llm';
+import { sampled, samplingOf } from './sampling';
 import { PromptHistory, reuseMeter } from './prompt-reuse';
 import { noTracer, type Tracer } from './trace';
 import type { RunOptions } from './options';
@@ -95,9 +96,14 @@ const stepLLM = (parts: ContextParts): LLM => {
       scope.note?.(text);
     },
   });
-  // Every call goes as the run's: its party at the model's gate, and its waits there told to the run.
+  // Every call goes as the run's: its party at the model's gate, its waits there told to the run, and its sampling
+  // (each purpose's temperature, the run's seed) as src/engine/sampling.ts says.
   const run = modelScope(scope);
-  const told: LLM = { ...windowed, chat: (request, own) => windowed.chat(request, { ...own, party: own?.party ?? run.party, onWait: run.onWait }) };
+  const sampling = samplingOf(parts.options);
+  const told: LLM = {
+    ...windowed,
+    chat: (request, own) => windowed.chat(sampled(request, sampling), { ...own, party: own?.party ?? run.party, onWait: run.onWait }),
+  };
   const limits = parts.llmLimits ?? { maxLLMCalls: parts.config.MAX_LLM_CALLS, maxTokens: parts.config.MAX_TOKENS };
   return liveLLM(meteredLLM(told, scope.usage, limits, scope.signal, parts.tracer), parts.live);
 };

@@ -57,6 +57,13 @@ export const COMMON_OPTIONS = {
       description:
         'how a verified citation is graded supports or mentions: "structure" (default, by rules) or "model" (one call with purpose verify per answer judges each answer–quote pair; recorded with the run\'s evidence and replayed from it); docs/CONFIDENCE.md',
     }),
+  sampling: z
+    .strictObject({
+      seed: intOption(0, 2 ** 31).optional().meta({ description: 'sent to the model as `seed` with every call of the run (an evaluation\'s epochs use one each)' }),
+      temperature: z.number().min(0).max(2).optional().meta({ description: 'every model call of the run at this temperature instead of its purpose\'s (GET /v1/config lists those)' }),
+    })
+    .optional()
+    .meta({ description: 'how the run\'s model calls sample: a seed and a temperature for all of them (src/engine/sampling.ts)' }),
   toolProtocol: z
     .enum(TOOL_PROTOCOLS, { message: `options.toolProtocol must be one of: ${TOOL_PROTOCOLS.join(', ')} (docs/CONFIGURATION.md, "Tool protocol")` })
     .optional()

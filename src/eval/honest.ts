@@ -38,9 +38,7 @@ export const honestFigures = (benchmark: Benchmark, items: readonly ItemScore[],
   };
 };
 
-/** The human summary line: each metric with its interval, then the warnings. */
-export const summaryLine = (metrics: Record<string, number | null>, ci95: Record<string, Interval | null>, n: number): string =>
+/** The human summary line: each metric with its interval, then what the metric families add (runs that did not finish). */
+export const summaryLine = (metrics: Record<string, number | null>, ci95: Record<string, Interval | null>, n: number, extra: readonly string[] = []): string =>
   `n=${n} ` +
-  Object.entries(metrics)
-    .map(([k, v]) => `${k} ${v === null ? '–' : v.toFixed(1)}${ci95[k] ? ` ${formatInterval(ci95[k])}` : ''}`)
-    .join(' · ');
+  [...Object.entries(metrics).map(([k, v]) => `${k} ${v === null ? '–' : v.toFixed(1)}${ci95[k] ? ` ${formatInterval(ci95[k])}` : ''}`), ...extra].join(' · ');

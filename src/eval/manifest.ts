@@ -11,6 +11,26 @@ export interface ManifestInputs {
   /** Per million tokens, in whatever currency the caller priced in. */
   prices?: { in: number; out: number };
   rehearsal?: boolean;
+  /** The service's own settings (GET /v1/config) and the options a run of this evaluation resolves to. */
+  settings?: ServiceSettingsDoc | null;
+  resolvedOptions?: Record<string, unknown> | null;
+  /** `--record`: the evidence archive written beside the outputs, by name and SHA-256. */
+  evidenceArchive?: EvidenceArchiveRef | null;
+  /** `--epochs`: this evaluation is epoch `epoch` of `k`, its runs sampled with `seed`. */
+  epoch?: { k: number; epoch: number; seed: number } | null;
+}
+
+/** GET /v1/config as the service answered it (its `resolved` part is recorded as `resolvedOptions`). */
+export type ServiceSettingsDoc = Record<string, unknown>;
+
+export interface EvidenceArchiveRef {
+  file: string;
+  sha256: string;
+  records: number;
+  bytes: number;
+  runs: number;
+  /** Runs whose evidence could not be fetched. */
+  failed: number;
 }
 
 export interface PurposeTokens {
@@ -22,7 +42,7 @@ export interface PurposeTokens {
 /** Everything needed to say what an evaluation measured (docs/EVAL.md, "The manifest"). */
 export interface EvalManifest {
   evalId: string | null;
-  service: { url: string; version: string; commit: string; configuredModel: ServiceInfo['llm'] | null };
+  service: { url: string; version: string; commit: string; configuredModel: ServiceInfo['llm'] | null; settings: ServiceSettingsDoc | null };
   /** The models that answered, per purpose, from the runs' own usage (not the configuration). */
   models: Record<string, string[]>;
   variant: string | null;
@@ -30,6 +50,8 @@ export interface EvalManifest {
   recipe: string | null;
   /** Every option sent with every question (the benchmark's own defaults included). */
   options: Record<string, unknown> | null;
+  /** Every option of the runs once the service applied its defaults (GET /v1/config?variant=&mode=&options=). */
+  resolvedOptions: Record<string, unknown> | null;
   data: { path: string; sha256: string; questions: number } | null;
   reference: { path: string; sha256: string } | null;
   language: string | null;
@@ -44,6 +66,8 @@ export interface EvalManifest {
   tokens: { byPurpose: Record<string, PurposeTokens>; promptTokens: number; completionTokens: number };
   cost: { pricePerMillionIn: number; pricePerMillionOut: number; total: number; byPurpose: Record<string, number> } | null;
   rehearsal: boolean;
+  evidenceArchive: EvidenceArchiveRef | null;
+  epoch: { k: number; epoch: number; seed: number } | null;
 }
 
 interface PurposeUsage {
@@ -102,12 +126,14 @@ export const buildManifest = (inputs: ManifestInputs, f: RunFacts): EvalManifest
   const service = inputs.service;
   return {
     evalId: f.evalId ?? null,
-    service: { url: f.url, version: service?.version ?? 'unknown', commit: service?.commit ?? 'unknown', configuredModel: service?.llm ?? null },
+    service: { url: f.url, version: service?.version ?? 'unknown', commit: service?.commit ?? 'unknown', configuredModel: service?.llm ?? null, settings: inputs.settings ?? null },
     models,
     variant: f.variant ?? null,
     mode: f.mode ?? null,
-    recipe: typeof f.options?.recipe === 'string' ? f.options.recipe : null,
+    // As the service resolved it (a mode's default recipe is "ours"), else as sent.
+    recipe: typeof inputs.resolvedOptions?.recipe === 'string' ? inputs.resolvedOptions.recipe : typeof f.options?.recipe === 'string' ? f.options.recipe : null,
     options: f.options ?? null,
+    resolvedOptions: inputs.resolvedOptions ?? null,
     data: inputs.data ?? null,
     reference: inputs.reference ?? null,
     language: f.language ?? null,
@@ -129,5 +155,7 @@ export const buildManifest = (inputs: ManifestInputs, f: RunFacts): EvalManifest
         }
       : null,
     rehearsal: inputs.rehearsal === true,
+    evidenceArchive: inputs.evidenceArchive ?? null,
+    epoch: inputs.epoch ?? null,
   };
 };

@@ -101,6 +101,8 @@ export interface Prediction {
   /** The mode the service ran the question in. */
   mode?: string;
   question?: string;
+  /** The run's steps as GET /v1/runs/{id} gives them: `{id, type, at, …}` for thought, action, observation, answer, error. */
+  steps?: unknown[];
 }
 
 /** The score of one question, kept for the report. */

@@ -24,6 +24,7 @@ const paramsOf = (request: ChatRequest, defaults: ReplyDefaults): Omit<Params, '
     ...(stop?.length ? { stop } : {}),
     ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.seed !== undefined ? { seed: request.seed } : {}),
     // One key per purpose: calls of a purpose share their fixed opening (instructions, tools, examples).
     ...(defaults.cacheKey ? { prompt_cache_key: `humaniq-${request.purpose}` } : {}),
   };

@@ -53,6 +53,8 @@ export interface ChatRequest {
    */
   droppable?: string[];
   temperature?: number;
+  /** Asks the server for reproducible sampling (OpenAI's `seed`; `options.sampling.seed`, one per epoch of an evaluation). */
+  seed?: number;
   /** Functions the model may call instead of answering in text (the native tool protocol). */
   tools?: ToolDefinition[];
   /** `auto` (default when tools are sent), `none`, or `required`. */

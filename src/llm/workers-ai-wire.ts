@@ -31,6 +31,7 @@ export const workersAIInputs = (request: ChatRequest) => ({
   messages: request.messages.map(message),
   max_tokens: request.maxTokens ?? 1024,
   ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+  ...(request.seed !== undefined ? { seed: request.seed } : {}),
   ...(request.tools?.length
     ? { tools: request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })) }
     : {}),

@@ -87,7 +87,6 @@ export const generateQuery: Tool<Input> = {
         { role: 'user', content: `${fence('QUESTION', ask)}\n\nEntities:\n${fence('ENTITIES', grounding)}` },
       ],
       maxTokens: 400,
-      temperature: 0,
     }, { signal: ctx.signal });
     const query = clip(extractQuery(reply.text), 4000);
     if (!query) return 'The model wrote no query. Try again with the entity ids of the question.';

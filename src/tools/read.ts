@@ -52,7 +52,6 @@ export const read: Tool<Input> = {
         { role: 'user', content: `Page: ${oneLine(page.title)}\n${fence('QUESTION', ask)}\n\n${fence('PAGE', excerpt)}` },
       ],
       maxTokens: 200,
-      temperature: 0,
     }, { signal: ctx.signal });
     const answer = clip(reply.text.trim() || 'The model gave no answer.', 800);
     return `${answer} (source: ${page.title}, ${page.url})`;

@@ -131,8 +131,11 @@ describe.skipIf(!existsSync(MINTAKA) || !existsSync(QALD))(needsData('publishabl
     // Parametric mode cites nothing: its confidence is always none, so the threshold answers "I don't know" every time.
     const answers = readFileSync(join(dir, 'runs/strict/predictions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).answer);
     expect(answers).toEqual(["I don't know", "I don't know", "I don't know", "I don't know"]);
-    expect(stdout).toMatch(/^\| set +\| options +\| n \| em +\| f1 +\| hits1 +\| errors \|$/m);
-    expect(stdout).toMatch(/^\| strict +\| \{"recipe":"ours","abstainBelow":"one_source"\} \| 4 +\| 0\.0 \[0\.0, 0\.0\]/m);
+    // The table of the sets, as npm run table lays it out: each set's own options, hits@1 with its interval, the paired delta.
+    expect(stdout).toMatch(/^\| system +\| mode +\| options +\| mintaka hits1 +\| Δ vs plain +\|$/m);
+    expect(stdout).toMatch(/^\| plain +\| parametric \| +\| [\d.]+ \[[\d.]+, [\d.]+\] +\| baseline +\|$/m);
+    expect(stdout).toMatch(/^\| strict +\| parametric \| \{"abstainBelow":"one_source"\} \| 0\.0 \[0\.0, 0\.0\] +\| [-+]?[\d.]+ \[[-+]?[\d.]+, [-+]?[\d.]+\] p=[\d.]+ Holm [\d.]+ +\|$/m);
+    for (const ext of ['json', 'md', 'csv', 'tex', 'html']) expect(existsSync(join(dir, `runs/table.${ext}`)), ext).toBe(true);
   }, 120_000);
 
   it('a misspelt option stops the eval before the first question, with the service’s message and no files', async () => {

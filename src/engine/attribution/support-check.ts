@@ -90,7 +90,7 @@ const checkAnswer = async (draft: AnswerDraft, parts: SupportCheckParts): Promis
   if (parts.verdicts.replayed) return fromArchive(parts, pairs, hashes, started);
   let verdicts: Map<number, 'supports' | 'mentions'> | undefined;
   try {
-    const request = { purpose: 'verify' as const, messages: messages(parts.question, pairs), maxTokens: 32 + 24 * pairs.length, temperature: 0 };
+    const request = { purpose: 'verify' as const, messages: messages(parts.question, pairs), maxTokens: 32 + 24 * pairs.length };
     verdicts = verdictsOf((await structuredCall(parts.ctx, request, VERIFY_SPEC)).value, pairs.length);
   } catch (err) {
     if (parts.signal?.aborted) throw err;

@@ -62,7 +62,6 @@ export const rewriteQuestion = async (ctx: RunContext): Promise<{ standalone: st
       { role: 'user', content: `${renderTurns(turns)}\n${fence('QUESTION', asked)}\n\nStandalone question:` },
     ],
     maxTokens: 200,
-    temperature: 0,
   }, REWRITE_REPLY);
   const standalone = reply.value?.question ?? null;
   const output = standalone ?? `the rewrite was not used (${whyRefused(reply.result.text)}); answering the last user message as asked: "${oneLine(asked).slice(0, 300)}"`;

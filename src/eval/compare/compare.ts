@@ -1,20 +1,12 @@
-import { aggregateRows, binaryMetrics } from '../scorers/index';
+import { isAbstention } from '../run-statuses';
+import { SCORERS } from '../scorers/index';
 import type { QuestionRow, ScoreOptions } from '../scorers/types';
-import { mcnemarExact, pairedBootstrapDelta, pairedPermutationP } from '../stats/paired';
-import type { Interval } from '../stats/bootstrap';
 import type { Benchmark, EvalItem, ItemScore, Prediction } from '../types';
 import { compareCitationSupport } from '../metrics/citation-support';
+import { explainingDifferences } from './explain';
+import { compareByCategory, compareMetrics, type CategoryComparison, type MetricComparison } from './metrics';
 
-export interface MetricComparison {
-  a: number | null;
-  b: number | null;
-  /** b − a, in points. */
-  delta: number | null;
-  ci95: Interval | null;
-  p: number | null;
-  /** How p was computed: McNemar's exact test for 0/1 per-question metrics, a paired permutation test otherwise. */
-  test: 'mcnemar-exact' | 'paired-permutation';
-}
+export type { CategoryComparison, MetricComparison } from './metrics';
 
 export interface SideOfFlip {
   answer: string | null;
@@ -35,7 +27,17 @@ export interface Flip {
 export interface Comparison {
   benchmark: Benchmark;
   n: number;
+  /** The metric each paper reports first (the one per-category deltas and the table use). */
+  mainMetric: string;
   metrics: Record<string, MetricComparison>;
+  /** Paired questions whose gold answer set is empty (QALD's lost answers), where an empty answer scores as right. */
+  emptyGold: number;
+  /** Every metric again over the paired questions whose gold is not empty; null when no question has empty gold. */
+  metricsNonEmptyGold: Record<string, MetricComparison> | null;
+  /** The main metric per category of the paired questions. */
+  byCategory: Record<string, CategoryComparison>;
+  /** Epochs per question in each evaluation (rows are averaged over them before pairing). */
+  epochs: { a: number; b: number };
   /** On the main per-question score: questions where B scores higher, lower, the same. */
   wins: number;
   losses: number;
@@ -48,10 +50,13 @@ export interface Comparison {
   citationSupport: { a: number | null; b: number | null; delta: number | null };
   /** What an abstention threshold (or any other change) did to "I don't know": answers given up and gained. */
   abstention: { a: number; b: number; newlyAbstained: { n: number; wereRight: number; wereWrong: number }; newlyAnswered: { n: number; right: number; wrong: number } };
+  /** What could explain the delta besides the systems: runs that did not finish, settings that differ. */
+  warnings: string[];
+  /** What the metric families say about A and B (how many runs finished, …). */
+  notes: string[];
 }
 
-const IDK = /^\s*(i\s+(do\s+not|don'?t)\s+know|unknown|n\/a|no answer)?\s*[.!]?\s*$/i;
-const abstained = (p: Prediction | undefined) => !!p && !p.error && IDK.test(typeof p.answer === 'string' ? p.answer : '');
+const abstained = isAbstention;
 
 export interface Side {
   url: string;
@@ -72,38 +77,6 @@ const side = (s: Side, id: string, score: ItemScore): SideOfFlip => {
 
 const rowsOf = (items: readonly ItemScore[]): QuestionRow[] => items.map((i) => ({ ...i, values: i.values ?? {} }));
 
-/** Per metric: both values on the paired questions, the delta, its paired-bootstrap interval and a p-value. */
-const compareMetrics = (benchmark: Benchmark, ra: QuestionRow[], rb: QuestionRow[], opts: ScoreOptions): Record<string, MetricComparison> => {
-  const ma = aggregateRows(benchmark, ra, opts);
-  const mb = aggregateRows(benchmark, rb, opts);
-  const binary = new Set([...binaryMetrics(benchmark, ra, opts)].filter((m) => binaryMetrics(benchmark, rb, opts).has(m)));
-  const out: Record<string, MetricComparison> = {};
-  for (const name of Object.keys(ma)) {
-    const a = ma[name];
-    const b = mb[name] ?? null;
-    const metric = (rows: readonly QuestionRow[]) => aggregateRows(benchmark, rows, opts)[name] ?? null;
-    let p: number | null;
-    if (binary.has(name)) {
-      let onlyA = 0;
-      let onlyB = 0;
-      ra.forEach((r, i) => {
-        if (r.values[name] === 1 && rb[i].values[name] === 0) onlyA++;
-        if (r.values[name] === 0 && rb[i].values[name] === 1) onlyB++;
-      });
-      p = mcnemarExact(onlyA, onlyB);
-    } else p = pairedPermutationP(ra, rb, metric);
-    out[name] = {
-      a,
-      b,
-      delta: a === null || b === null ? null : b - a,
-      ci95: pairedBootstrapDelta(ra, rb, metric),
-      p,
-      test: binary.has(name) ? 'mcnemar-exact' : 'paired-permutation',
-    };
-  }
-  return out;
-};
-
 /**
  * Two evaluations of the same benchmark file, question by question: only the questions both asked are compared
  * (each side scored as its own evaluation scored it), B against A.
@@ -113,7 +86,14 @@ export const compareEvaluations = (
   items: readonly EvalItem[],
   A: Side,
   B: Side,
-  o: { gold: (item: EvalItem) => string; manifestDiff: Comparison['manifestDiff']; aggregateWith?: ScoreOptions },
+  o: {
+    gold: (item: EvalItem) => string;
+    manifestDiff: Comparison['manifestDiff'];
+    aggregateWith?: ScoreOptions;
+    epochs?: { a: number; b: number };
+    /** The metric families' lines and warnings (src/eval/families/). */
+    families?: { lines: string[]; warnings: string[] };
+  },
 ): Comparison => {
   const sa = new Map(A.rows.map((r) => [r.id, r]));
   const sb = new Map(B.rows.map((r) => [r.id, r]));
@@ -143,10 +123,19 @@ export const compareEvaluations = (
       else abst.newlyAnswered.wrong++;
     }
   });
+  const opts = o.aggregateWith ?? A.scoring;
+  const nonEmpty = ra.map((r, i) => i).filter((i) => !ra[i].emptyGold);
+  const emptyGold = ra.length - nonEmpty.length;
+  const mainMetric = SCORERS[benchmark].main;
   return {
     benchmark,
     n: paired.length,
-    metrics: compareMetrics(benchmark, ra, rb, o.aggregateWith ?? A.scoring),
+    mainMetric,
+    metrics: compareMetrics(benchmark, ra, rb, opts),
+    emptyGold,
+    metricsNonEmptyGold: emptyGold && nonEmpty.length ? compareMetrics(benchmark, nonEmpty.map((i) => ra[i]), nonEmpty.map((i) => rb[i]), opts) : null,
+    byCategory: compareByCategory(benchmark, paired, ra, rb, mainMetric, opts),
+    epochs: o.epochs ?? { a: 1, b: 1 },
     wins,
     losses,
     ties: paired.length - wins - losses,
@@ -155,6 +144,12 @@ export const compareEvaluations = (
     unpaired: { onlyA: A.rows.length - paired.length, onlyB: B.rows.length - paired.length },
     citationSupport: compareCitationSupport(paired.map((i) => i.id), A.predictions, B.predictions),
     abstention: abst,
+    warnings: [
+      ...(emptyGold ? [`${emptyGold} of the ${paired.length} paired questions have an empty gold answer set, where saying nothing scores as right: read metricsNonEmptyGold`] : []),
+      ...(o.families?.warnings ?? []),
+      ...explainingDifferences(o.manifestDiff),
+    ],
+    notes: o.families?.lines ?? [],
   };
 };
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { checkRecords, parseJson } from './validate';
+import { checkRecords, jsonProblem, parseJson } from './validate';
 import type { HybridQAReference } from '../metrics/hybridqa';
 import type { EvalItem } from '../types';
 
@@ -29,8 +29,13 @@ export const loadHybridQA = (text: string, reference?: HybridQAReference): EvalI
 };
 
 export const parseHybridQAReference = (text: string): HybridQAReference => {
-  const ref = JSON.parse(text) as HybridQAReference;
-  if (!ref.reference || !Array.isArray(ref.table) || !Array.isArray(ref.passage)) {
+  let ref: HybridQAReference;
+  try {
+    ref = JSON.parse(text) as HybridQAReference;
+  } catch (e) {
+    throw new Error(`the HybridQA reference file is not valid JSON (${jsonProblem(e)})`);
+  }
+  if (!ref || typeof ref !== 'object' || !ref.reference || !Array.isArray(ref.table) || !Array.isArray(ref.passage)) {
     throw new Error('HybridQA reference file must have "reference", "table" and "passage"');
   }
   return ref;

@@ -1,3 +1,5 @@
+import { jsonProblem } from './validate';
+
 /** Parses a JSON Lines text; blank lines are skipped, a broken line names its line number. */
 export const parseJsonLines = (text: string): unknown[] => {
   const out: unknown[] = [];
@@ -7,7 +9,7 @@ export const parseJsonLines = (text: string): unknown[] => {
     try {
       out.push(JSON.parse(line));
     } catch (e) {
-      throw new Error(`line ${i + 1}: not valid JSON (${(e as Error).message})`);
+      throw new Error(`line ${i + 1}: not valid JSON (${jsonProblem(e)})`);
     }
   });
   return out;
@@ -16,7 +18,13 @@ export const parseJsonLines = (text: string): unknown[] => {
 /** Accepts either a JSON array or JSON Lines. */
 export const parseJsonOrLines = (text: string): unknown[] => {
   const t = text.trimStart();
-  if (t.startsWith('[')) return JSON.parse(t) as unknown[];
+  if (t.startsWith('[')) {
+    try {
+      return JSON.parse(t) as unknown[];
+    } catch (e) {
+      throw new Error(`not valid JSON (${jsonProblem(e)})`);
+    }
+  }
   return parseJsonLines(text);
 };
 

@@ -10,11 +10,22 @@ export class BenchmarkFileError extends Error {
 
 const kindOf = (v: unknown) => (Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
 
+/**
+ * Where JSON.parse failed, never what it read: its message quotes the text (a wrong file's first bytes, e.g.
+ * /etc/passwd's, would be echoed to the terminal and into logs).
+ */
+export const jsonProblem = (e: unknown): string => {
+  const message = e instanceof Error ? e.message : String(e);
+  if (/unexpected end/i.test(message)) return 'it ends too early';
+  const at = /position (\d+)/.exec(message)?.[1];
+  return at ? `at character ${at}` : 'an unexpected character';
+};
+
 export const parseJson = (text: string): unknown => {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new BenchmarkFileError(`not valid JSON (${(e as Error).message})`);
+    throw new BenchmarkFileError(`not valid JSON (${jsonProblem(e)})`);
   }
 };
 

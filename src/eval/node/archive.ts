@@ -1,4 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { CAPS, readCapped } from './input-files';
 
 /**
  * Evidence archives for a whole evaluation (docs/ARCHIVE.md): `--record` merges every run's archive into one file,
@@ -15,6 +17,8 @@ export interface RecordedArchive {
   runs: number;
   records: number;
   bytes: number;
+  /** SHA-256 of the file's bytes: the manifest names the archive by it. */
+  sha256: string;
   /** Runs whose evidence could not be fetched (the file lacks their records). */
   failed: number;
 }
@@ -38,7 +42,8 @@ export const recordArchive = async (o: { url: string; runIds: string[]; file: st
   const header = JSON.stringify({ format: FORMAT, version: VERSION, records: lines.size, createdAt: new Date().toISOString(), runs: o.runIds });
   const text = `${[header, ...lines.values()].join('\n')}\n`;
   writeFileSync(o.file, text);
-  return { file: o.file, runs: o.runIds.length, records: lines.size, bytes: Buffer.byteLength(text), failed };
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  return { file: o.file, runs: o.runIds.length, records: lines.size, bytes: Buffer.byteLength(text), sha256, failed };
 };
 
 /** Uploads an archive file; returns its id for options.evidence.replay. */
@@ -46,7 +51,7 @@ export const uploadArchive = async (o: { url: string; file: string; apiKey?: str
   const res = await fetch(`${o.url}/v1/archives`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-ndjson', ...authHeaders(o.apiKey) },
-    body: readFileSync(o.file),
+    body: readCapped(o.file, CAPS.data, 'archive'),
   });
   const body = (await res.json().catch(() => ({}))) as { archiveId?: string; records?: number; error?: { message?: string } };
   if (!res.ok || !body.archiveId) throw new Error(`uploading ${o.file} failed: ${res.status} ${body.error?.message ?? ''}`.trim());
@@ -57,7 +62,7 @@ export const uploadArchive = async (o: { url: string; file: string; apiKey?: str
 export const runsOf = (predictionsFile: string, ids: Set<string>): { runIds: string[]; misses: number } => {
   const runIds: string[] = [];
   let misses = 0;
-  for (const line of readFileSync(predictionsFile, 'utf8').split('\n')) {
+  for (const line of readCapped(predictionsFile, CAPS.predictions, 'predictions file').toString('utf8').split('\n')) {
     if (!line.trim()) continue;
     const p = JSON.parse(line) as { id?: string; runId?: string; usage?: { replayMisses?: number } };
     if (!p.id || !ids.has(p.id)) continue;

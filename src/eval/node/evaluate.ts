@@ -6,7 +6,8 @@ import type { HybridQAReference } from '../metrics/hybridqa';
 import { citationSupport, type CitationSupport } from '../metrics/citation-support';
 import { accuracyByConfidence, verifiedCitationRate, type GroupStat } from '../report/analysis';
 import { progressReporter } from '../runner/progress';
-import { defaultMode, defaultVariant, optionsSent, RUNNER_SETS_DYNAMIC_POLICY, runQuestions } from '../runner/run';
+import { defaultMode, defaultVariant, optionsSent, requestBody, RUNNER_SETS_DYNAMIC_POLICY, runQuestions } from '../runner/run';
+import { fetchSettings } from '../runner/settings';
 import { indexPredictions, scoreBenchmark } from '../score';
 import type { Benchmark, EvalItem, ItemScore, Prediction } from '../types';
 import { judgedAccuracy } from '../judged-accuracy';
@@ -48,6 +49,8 @@ export interface EvaluationOptions {
   sample?: { n: number; seed: number };
   /** What the CLI knows about the service, the data file and prices: recorded as metrics.json's `manifest`. */
   manifest?: ManifestInputs;
+  /** Called once every question is answered, before the outputs are written; what it returns joins the manifest (`--record`'s archive). */
+  beforeWrite?: (predictions: Map<string, Prediction>) => Promise<Partial<ManifestInputs>>;
   /** For tests: the fetch used for the label table. */
   fetch?: typeof fetch;
   progress?: { write(s: string): unknown; isTTY?: boolean };
@@ -76,6 +79,8 @@ export interface EvaluationSummary {
   honest: HonestFigures;
   /** The scoring the metrics were computed with (compare re-scores the same way). */
   riskCoverage: { best: { threshold: string; score: number } };
+  /** What the metric families (src/eval/families/) added: metrics.json fields and pieces of the summary line. */
+  families: { fields: Record<string, unknown>; summaries: string[] };
 }
 
 /** Every question asked failed: nothing was measured, so no metrics or report are written. */
@@ -208,8 +213,11 @@ const scoreAnswers = async (o: EvaluationOptions, predictions: Map<string, Predi
  */
 export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSummary> => {
   mkdirSync(o.outDir, { recursive: true });
+  // What decides the numbers on the service's side, asked before the first question (GET /v1/config).
+  const described = await fetchSettings(o.url, requestBody(o.items[0], { ...o, contextFor: () => undefined }), { apiKey: o.apiKey });
   const { predictions, wanted, skip, asked, errors, variant, requestedMode, sent, state } = await askQuestions(o);
   const mode = modeUsed(requestedMode, o.items, predictions);
+  const more = { settings: described.settings, resolvedOptions: described.resolvedOptions, ...(o.beforeWrite ? await o.beforeWrite(predictions) : {}) };
   const { language, labels, scoring, result, judgeCalls, dynamic } = await scoreAnswers(o, predictions);
   // Live evidence: how much the cache every run shares saved, and what the politeness gates and context windows cost.
   const usage = usageTotals(o.items.map((i) => predictions.get(i.id)?.usage));
@@ -217,7 +225,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
   const byConfidence = accuracyByConfidence(o.items, predictions, result);
   const support = citationSupport(o.items, predictions, result.items);
   const written = writeOutputs({
-    o,
+    o: { ...o, manifest: { ...o.manifest, ...more } },
     result,
     predictions,
     scoring,
@@ -228,7 +236,7 @@ export const runEvaluation = async (o: EvaluationOptions): Promise<EvaluationSum
       byConfidence,
       citationSupport: support,
       ...(dynamic ? { crag: { dynamicPolicy: RUNNER_SETS_DYNAMIC_POLICY ? 'set by the runner' : 'variant default', ...dynamic } } : {}),
-      notes: [...(result.notes ?? []), ...(labels?.note ? [labels.note] : [])],
+      notes: [...(result.notes ?? []), ...(labels?.note ? [labels.note] : []), ...(described.note ? [described.note] : [])],
       ...(labels?.table ? { labels: { file: labels.path, api: labels.table.api ?? null, language } } : {}),
     },
   });

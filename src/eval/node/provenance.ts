@@ -1,13 +1,11 @@
 /// <reference types="node" />
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
-/** SHA-256 of a file's bytes (as stored, compressed or not): what a manifest names a data file by. */
-export const sha256File = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+export { sha256File } from './input-files';
 
 const git = (...args: string[]): string | undefined => {
   try {

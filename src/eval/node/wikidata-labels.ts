@@ -1,4 +1,5 @@
 /// <reference types="node" />
+import { CAPS, readJsonFile } from './input-files';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { missingFromTable, type QaldLabelTable } from '../metrics/qald-labels';
 
@@ -22,7 +23,7 @@ interface EntityDoc {
 
 export const readLabelTable = (path: string): QaldLabelTable | undefined => {
   if (!existsSync(path)) return undefined;
-  const doc = JSON.parse(readFileSync(path, 'utf8')) as QaldLabelTable;
+  const doc = readJsonFile(path, CAPS.json, 'label table') as QaldLabelTable;
   if (!doc || typeof doc.entities !== 'object' || doc.entities === null) throw new Error(`${path} is not a label table (no "entities" object)`);
   return doc;
 };

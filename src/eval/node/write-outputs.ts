@@ -1,7 +1,9 @@
 /// <reference types="node" />
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { familyFigures } from '../families/index';
 import { honestFigures } from '../honest';
+import { aggregateRows } from '../scorers/index';
 import { buildManifest } from '../manifest';
 import { predictionsCsv } from '../report/csv';
 import { renderReport } from '../report/html';
@@ -55,6 +57,10 @@ export const writeOutputs = (a: { o: Evaluation; result: ScoreResult; prediction
     judge: result.judge && result.judge !== 'none' ? result.judge : undefined,
   });
   const honest = honestFigures(result.benchmark, result.items, a.scoring);
+  const rows = result.items.map((i) => ({ ...i, values: i.values ?? { main: i.score } }));
+  const scored = new Set(rows.map((r) => r.id));
+  const families = familyFigures({ benchmark: result.benchmark, items: o.items.filter((i) => scored.has(i.id)), predictions, rows, aggregate: (r) => aggregateRows(result.benchmark, r, a.scoring) });
+  honest.warnings.push(...families.warnings);
   const rc = riskCoverage(o.items, predictions, result.items);
   const rehearsal = o.manifest?.rehearsal === true;
   const doc = {
@@ -67,6 +73,7 @@ export const writeOutputs = (a: { o: Evaluation; result: ScoreResult; prediction
     emptyGold: honest.emptyGold,
     metricsNonEmptyGold: honest.metricsNonEmptyGold,
     warnings: honest.warnings,
+    ...families.fields,
     ...(result.judge ? { judge: result.judge } : {}),
     ...(facts.judgeCalls !== undefined ? { judgeCalls: facts.judgeCalls } : {}),
     variant: facts.variant ?? null,
@@ -85,8 +92,8 @@ export const writeOutputs = (a: { o: Evaluation; result: ScoreResult; prediction
   writeFileSync(files.metrics, `${JSON.stringify(doc, null, 2)}\n`);
   writeFileSync(
     files.report,
-    renderReport(o.items, predictions, result, { url: o.url, variant: facts.variant, mode: facts.mode, createdAt: endedAt, scoring: a.scoring, manifest, honest, rehearsal }),
+    renderReport(o.items, predictions, result, { url: o.url, variant: facts.variant, mode: facts.mode, createdAt: endedAt, scoring: a.scoring, manifest, honest, rehearsal, sections: families.sections }),
   );
   writeFileSync(files.csv, predictionsCsv(o.items, predictions, result.items, o.url));
-  return { files, manifest, honest, riskCoverage: { best: rc.best } };
+  return { files, manifest, honest, riskCoverage: { best: rc.best }, families: { fields: families.fields, summaries: families.summaries } };
 };

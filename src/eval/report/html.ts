@@ -23,6 +23,8 @@ export interface ReportMeta {
   rehearsal?: boolean;
   /** The options the run was scored with (QALD's label table), so per-source answers are judged the same way. */
   scoring?: ScoreOptions;
+  /** Sections of the metric families (src/eval/families/), shown after the metrics. */
+  sections?: { heading: string; html: string }[];
 }
 
 const STYLE = `
@@ -36,6 +38,7 @@ table.narrow{width:auto;min-width:60%}td code{white-space:nowrap}
 .metrics{display:flex;flex-wrap:wrap;gap:12px}.metric{background:#f5f6fa;border-radius:6px;padding:8px 12px}
 .metric b{display:block;font-size:20px}.metric small{display:block;color:#555}
 .banner{background:#fff4d6;border:1px solid #e0b84c;border-radius:6px;padding:8px 12px}.warn{background:#fde8e8;border-color:#d98}
+.trace pre{white-space:pre-wrap;max-height:240px;overflow:auto;margin:2px 0;font-size:12px}td.step{width:90px;color:#555}tr.trace>td{border-bottom:2px solid #dde}
 .manifest th{width:190px;background:none;color:#555}details summary{cursor:pointer;font-weight:600;margin:8px 0}tr.best td{font-weight:600}.empty{color:#777}.err{color:#a33}code{font-size:12px}
 `;
 
@@ -71,6 +74,7 @@ ${meta.rehearsal ? rehearsalBanner() : ''}${warningsHtml(meta.honest?.warnings ?
 ${meta.manifest ? manifestHtml(meta.manifest) : ''}
 <p>${result.n} questions${meta.honest ? ` · ${meta.honest.emptyGold} with an empty gold set · 95 % intervals from ${meta.honest.bootstrap.resamples} bootstrap resamples (seed ${meta.honest.bootstrap.seed})` : ''}${meta.url ? ` · service <code>${escapeHtml(meta.url)}</code>` : ''}${meta.createdAt ? ` · ${escapeHtml(meta.createdAt)}` : ''} · HTTP errors ${a.errors}${result.judge ? ` · judge ${escapeHtml(result.judge)}` : ''}</p>
 <div class="metrics">${metrics}</div>
+${(meta.sections ?? []).map((x) => section(x.heading, x.html)).join('\n')}
 ${section('Accuracy per category', barChart(groupBars(a.byCategory), { max: 100, unit: '%', title: 'accuracy per category' }))}
 ${section('Accuracy per question type', barChart(groupBars(a.byType), { max: 100, unit: '%', title: 'accuracy per type' }))}
 ${section('Per-source answers (prevalence, precision, recall)', `<p>Prevalence: how often the source gave an answer; precision: how often that answer was right; recall: right answers over all questions.</p>

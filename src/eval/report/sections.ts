@@ -2,6 +2,7 @@ import type { EvalManifest } from '../manifest';
 import type { Interval } from '../stats/bootstrap';
 import type { EvalItem, ItemScore, Prediction } from '../types';
 import { escapeHtml, safeHref } from './escape';
+import { traceHtml } from './trace';
 
 const clip = (s: string, n = 240) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
@@ -71,7 +72,7 @@ const sourcesCell = (p: Prediction | undefined): string => {
     .join('');
 };
 
-/** Every asked question, grouped by outcome, with its per-source answers, confidence and run link. */
+/** Every asked question, grouped by outcome, with its per-source answers, confidence, its trace (from the prediction) and the run's page on the service. */
 export const questionsHtml = (
   items: readonly EvalItem[],
   predictions: Map<string, Prediction>,
@@ -87,7 +88,8 @@ export const questionsHtml = (
     const answer = p?.error ? `<span class="err">${escapeHtml(clip(p.error))}</span>` : p ? escapeHtml(clip(String(p.answer ?? ''))) : '<span class="err">no prediction</span>';
     groups.get(outcomeOf(p, s))!.push(
       `<tr><td><code>${escapeHtml(item.id)}</code></td><td>${escapeHtml(clip(item.question))}${item.type ? ` <small>(${escapeHtml(item.type)})</small>` : ''}</td><td>${escapeHtml(clip(o.gold(item)))}${s.emptyGold ? ' <small>(empty gold)</small>' : ''}</td>` +
-        `<td>${answer}</td><td>${sourcesCell(p)}</td><td class="num">${(s.score * 100).toFixed(0)}</td><td>${escapeHtml(p?.confidence ?? '')}</td><td>${runLink(o.url, p?.runId)}</td></tr>`,
+        `<td>${answer}</td><td>${sourcesCell(p)}</td><td class="num">${(s.score * 100).toFixed(0)}</td><td>${escapeHtml(p?.confidence ?? '')}</td><td>${runLink(o.url, p?.runId)}</td></tr>` +
+        (p?.steps?.length ? `<tr class="trace"><td colspan="8">${traceHtml(p.steps)}</td></tr>` : ''),
     );
   }
   const head = '<thead><tr><th>id</th><th>question</th><th>gold</th><th>answer</th><th>per source</th><th class="num">score</th><th>confidence</th><th>run</th></tr></thead>';

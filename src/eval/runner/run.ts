@@ -64,6 +64,9 @@ const toPrediction = (item: EvalItem, run: RunJson, ms: number): Prediction => (
   timings: { ...(run.timings ?? {}), clientMs: ms },
   runId: run.runId,
   status: run.status,
+  // The run's whole trace (thoughts, actions, observations, the answer with its per-source answers and citations), so
+  // the report shows it with the service gone.
+  ...(Array.isArray(run.steps) ? { steps: run.steps } : {}),
   ...(typeof run.mode === 'string' ? { mode: run.mode } : {}),
 });
 

@@ -18,7 +18,6 @@ export const parametricStrategy: Strategy<ParametricState> = {
       purpose: 'parametric',
       messages: PARAMETRIC_RECIPES[ctx.options.recipe].closedBook(ctx.request.question),
       maxTokens: 256,
-      temperature: 0,
     }, { answer: true });
     const answer = result.text.trim().replace(/^answer:\s*/i, '') || "I don't know";
     return {

@@ -82,7 +82,7 @@ export const createAgentStrategy = (opts: AgentStrategyOptions): Strategy<AgentS
     mode: opts.mode,
     description: opts.description,
     // A library of this build, unless the agent was given a loader of its own (which says what it serves).
-    options: agentOptions(!opts.library),
+    options: agentOptions(!opts.library, () => opts.selection),
 
     start: (ctx) => startAgentLoop(ctx, { scope, withParametric: scope === 'hybrid', selection: opts.selection, library: opts.library }),
 

@@ -27,13 +27,12 @@ export const defaultLibrary: LibraryLoader = (name) => {
 /**
  * The library a run selects from: `options.library` (its name checked by the options schema, ./options.ts), else the
  * `FEWSHOT_LIBRARY` var, else the variant's own (variants without one, hybridqa, mmqa and crag, borrow mintaka's).
+ * GET /v1/config names it through the same function.
  */
-export const libraryNameFor = (ctx: RunContext<AgentOptions>): string => {
-  if (ctx.options.library !== undefined) return ctx.options.library;
-  if (ctx.config.FEWSHOT_LIBRARY) return ctx.config.FEWSHOT_LIBRARY;
-  const variant = ctx.request.variant;
-  return AGENT_LIBRARIES.includes(variant) ? variant : 'mintaka';
-};
+export const agentLibraryName = (library: string | undefined, configured: string | undefined, variant: string): string =>
+  library ?? (configured || (AGENT_LIBRARIES.includes(variant) ? variant : 'mintaka'));
+
+export const libraryNameFor = (ctx: RunContext<AgentOptions>): string => agentLibraryName(ctx.options.library, ctx.config.FEWSHOT_LIBRARY, ctx.request.variant);
 
 export interface Selection {
   /** The mode that actually picked (a fallback is recorded, not hidden). */

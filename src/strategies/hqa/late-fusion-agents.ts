@@ -50,7 +50,7 @@ const starting = (scope: 'text' | 'graph', tools: string[]): StepEvent => ({
 export const createLateFusionStrategy = (opts: { library?: LibraryLoader } = {}): Strategy<LateFusionState, AgentOptions> => ({
   mode: 'late-fusion',
   description: 'Baseline (LLM late fusion): a Wikipedia-only agent and a Wikidata-only agent, merged with the closed-book answer.',
-  options: agentOptions(!opts.library),
+  options: agentOptions(!opts.library, (recipe) => AGENT_RECIPES[recipe].lateFusion.selection),
 
   async start(ctx) {
     // The paper's late-fusion agents run in turn and draw their three examples at random (static prompts); ours run

@@ -152,7 +152,6 @@ export const mergeFinalAnswer = async (
         ? paperMergeMessages({ question: input.question, answers, context: input.context })
         : mergeMessages({ question: input.question, answers, confidence, turns, style }),
     maxTokens: style === 'long' ? 400 : 120,
-    temperature: 0,
   }, MERGE_REPLY, { answer: true });
   let answer = stripLabel(reply.value?.answer ?? '') || bestAvailable(answers);
   if (style === 'long' && confidence === 'conflict') answer = `${answer}\n\n${disagreementNote(answers)}`;

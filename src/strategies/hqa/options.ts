@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineOptions, intOption, type OptionsOf } from '../../engine/options';
-import { bundledLibraryNames, SELECTION_MODES } from '../../fewshot';
+import type { Recipe } from '../../engine/recipe';
+import { bundledLibraryNames, SELECTION_MODES, type SelectionMode } from '../../fewshot';
 import { AGENT_RECIPES } from './recipes';
 
 /** The answer merge of the agent family and the pipeline baselines. */
@@ -35,9 +36,16 @@ const agentShape = (bundledOnly: boolean) => ({
   maxIterations: intOption(1, 30).optional().meta({ description: 'agent turns before the answer is forced (default 10; 15 under recipe "paper")' }),
 });
 
-/** The HQA agent and its variants (zero-shot, random few-shot, single-source, LLM late fusion). */
-export const agentOptions = (bundledOnly = true) =>
-  defineOptions(agentShape(bundledOnly), (o) => ({ ...o, maxIterations: o.maxIterations ?? AGENT_RECIPES[o.recipe].maxIterations }));
+/**
+ * The HQA agent and its variants (zero-shot, random few-shot, single-source, LLM late fusion). `forced` is the
+ * selection a mode imposes whatever `options.fewshot` says (zero-shot, random few-shot, the paper's late fusion), so
+ * the run's options (and GET /v1/config) name the selection the run makes.
+ */
+export const agentOptions = (bundledOnly = true, forced?: (recipe: Recipe) => SelectionMode | undefined) =>
+  defineOptions(agentShape(bundledOnly), (o) => {
+    const fewshot = forced?.(o.recipe) ?? o.fewshot;
+    return { ...o, fewshot, k: fewshot === 'zero-shot' ? 0 : o.k, maxIterations: o.maxIterations ?? AGENT_RECIPES[o.recipe].maxIterations };
+  });
 
 export type AgentOptions = OptionsOf<ReturnType<typeof agentOptions>>;
 

@@ -70,7 +70,6 @@ const extractInfo = (ctx: RunContext, input: ProgramContext, recipe: Recipe): Ho
       { role: 'user', content },
     ],
     maxTokens,
-    temperature: 0,
   });
   return (published ? paperAnswer(reply.text) : firstLine(reply.text)) || 'not available';
 };
@@ -92,7 +91,6 @@ export const checkValues = (ctx: Pick<RunContext, 'llm'>, recipe: Recipe = 'ours
         { role: 'user', content: `Q: ${oneLine(left)} ${operator} ${oneLine(right)}\nCheck:` },
       ],
       maxTokens: 4,
-      temperature: 0,
     });
     return /^\W*(true|yes)\b/i.test(reply.text.trim());
   }
@@ -105,7 +103,6 @@ export const checkValues = (ctx: Pick<RunContext, 'llm'>, recipe: Recipe = 'ours
       { role: 'user', content: `Is this true?\nA: ${oneLine(left)}\nB: ${oneLine(right)}\nComparison: A ${operator} B` },
     ],
     maxTokens: 4,
-    temperature: 0,
   });
   return /^\W*(true|yes)\b/i.test(reply.text.trim());
 };

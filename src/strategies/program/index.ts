@@ -87,7 +87,7 @@ const writeProgram = async (state: ProgramState, ctx: RunContext<ProgramOptions>
               `Previous program:\n\`\`\`javascript\n${state.code ?? ''}\n\`\`\`\n\nWhat went wrong:\n${fence('RESULT', state.failure ?? 'unknown')}`,
           },
         ];
-  const reply = await ctx.llm.chat({ purpose: refine ? 'refine' : 'code', messages, maxTokens: 1024, temperature: 0 });
+  const reply = await ctx.llm.chat({ purpose: refine ? 'refine' : 'code', messages, maxTokens: 1024 });
   const code = extractCode(reply.text);
   const rounds = refine ? state.rounds + 1 : state.rounds;
   if (!code) {

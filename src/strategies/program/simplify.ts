@@ -37,7 +37,6 @@ const simplifyBySentences = async (state: ProgramState, ctx: RunContext, input: 
     purpose: 'simplify',
     messages: [{ role: 'user', content: simplifyPaperPrompt.replace('{{question}}', () => oneLine(state.question)).replace('{{knowledge}}', () => defuseProtocol(knowledge.join('\n'))).trim() }],
     maxTokens: 128,
-    temperature: 0,
   });
   return withSimplified(state, reply.text, (rewritten) =>
     rewritten
@@ -75,7 +74,6 @@ const simplifyByPassages = async (state: ProgramState, ctx: RunContext, input: P
       },
     ],
     maxTokens: 128,
-    temperature: 0,
   });
   return withSimplified(state, reply.text, (rewritten) =>
     rewritten

@@ -52,7 +52,6 @@ export const attributeStep = async (state: RagState, ctx: RunContext, o: RagOpti
           purpose: 'attribute',
           messages: [{ role: 'system', content: prompt.trim() }, { role: 'user', content: `Question: ${oneLine(question)}` }],
           maxTokens: 32,
-          temperature: 0.7,
         },
         ATTRIBUTE_REPLY,
       ),

@@ -33,7 +33,6 @@ export const calculatorStep = async (state: RagState, ctx: RunContext, o: RagOpt
           { role: 'user', content: `${fence('QUESTION', question)}\n\n${formatReferences(state.refs)}` },
         ],
         maxTokens: 200,
-        temperature: 0.5,
       }),
     ),
   );

@@ -55,7 +55,6 @@ const kgEntitiesStep = async (state: RagState, ctx: RunContext): Promise<StepOut
       { role: 'user', content: `Domain: ${domain}\nQuery time: ${oneLine(String(queryTime)).slice(0, 60)}\n${fence('QUESTION', question)}` },
     ],
     maxTokens: 200,
-    temperature: 0,
   }, ENTITIES_REPLY);
   const entities = reply.value ? presentEntities(reply.value) : {};
   const plan = planKgCalls(domain, entities, question);
@@ -98,7 +97,6 @@ const kgCallsStep = async (state: RagState, ctx: RunContext): Promise<StepOutcom
       { role: 'user', content: `${fence('QUESTION', question)}\nQuery time: ${oneLine((ctx.request.context?.queryTime as string | undefined) ?? 'unknown')}` },
     ],
     maxTokens: 300,
-    temperature: 0,
   }, CALLS_REPLY);
   const checked = (reply.value?.calls ?? []).slice(0, MAX_CALLS).map(checkCall);
   const calls = checked.flatMap((c) => (c.ok ? [c.call] : []));

@@ -26,7 +26,6 @@ export const parametricStep = async (state: RagState, ctx: RunContext): Promise<
       { role: 'user', content: fence('QUESTION', question) },
     ],
     maxTokens: 300,
-    temperature: 0,
   });
   const { reasoning, ...parametric } = parseParametric(reply.text);
   return {

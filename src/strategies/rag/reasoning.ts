@@ -36,7 +36,6 @@ export const reasoningStep = async (state: RagState, ctx: RunContext, o: RagOpti
       { role: 'user', content: reasoningInput(ctx.request.question, queryTime, state) },
     ],
     maxTokens: 800,
-    temperature: 0,
   }, { answer: true });
   const parsed = parseReasoning(reply.text);
   const action = { type: 'action' as const, data: { tool: 'reasoning', input: { references: state.refs.length + state.kgResults.length, calculations: state.calculations.length } } };
@@ -70,7 +69,6 @@ export const summarizeStep = async (state: RagState, ctx: RunContext): Promise<S
       { role: 'user', content: `${fence('QUESTION', ctx.request.question)}\n\n${fence('DRAFT', state.draft ?? '')}` },
     ],
     maxTokens: 80,
-    temperature: 0,
   });
   const line = /answer\s*:\s*(.+)/i.exec(reply.text)?.[1] ?? reply.text.trim().split('\n')[0] ?? '';
   const answer = normalizeAnswer(line, false);

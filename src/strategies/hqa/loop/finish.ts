@@ -9,7 +9,7 @@ export const finish = async (state: AgentState, ctx: RunContext): Promise<LoopSt
   if (!AGENT_RECIPES[state.recipe].extractAtLimit) {
     return { state: { ...state, phase: 'final' }, events: thoughtEvent(`Reached the limit of ${state.maxIterations} steps without a final answer.`) };
   }
-  const reply = await ctx.llm.chat({ purpose: 'agent', messages: extractMessages(ctx.request.question, state.turns), maxTokens: 120, temperature: 0 });
+  const reply = await ctx.llm.chat({ purpose: 'agent', messages: extractMessages(ctx.request.question, state.turns), maxTokens: 120 });
   const extracted = reply.text.trim().replace(/^(final\s+)?answer:\s*/i, '').split('\n')[0].trim();
   const note = `Reached the limit of ${state.maxIterations} steps without a final answer; answering from the evidence gathered${
     isNonAnswer(extracted) ? ', which does not settle the question.' : `: ${extracted}`

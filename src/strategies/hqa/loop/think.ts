@@ -32,7 +32,6 @@ const agentCall = (state: AgentState, ctx: RunContext, tools: Tool[]) => {
       tools: toolDefinitions(tools),
       toolChoice: 'auto',
       maxTokens: 600,
-      temperature: 0,
     });
   }
   return ctx.llm.chat({
@@ -41,12 +40,11 @@ const agentCall = (state: AgentState, ctx: RunContext, tools: Tool[]) => {
     droppable: [agentShots(examples, recipe)],
     stop: ['Observation:', '\nObservation'],
     maxTokens: 600,
-    temperature: 0,
   });
 };
 
 const closedBookCall = (ctx: RunContext, state: AgentState) =>
-  ctx.llm.chat({ purpose: 'parametric', messages: AGENT_RECIPES[state.recipe].closedBook(ctx.request.question), maxTokens: 128, temperature: 0 });
+  ctx.llm.chat({ purpose: 'parametric', messages: AGENT_RECIPES[state.recipe].closedBook(ctx.request.question), maxTokens: 128 });
 
 /** The closed-book answer as state; a failed call is kept as its error and the run goes on, unless a run limit ended it. */
 const closedBookOutcome = (settled: PromiseSettledResult<ChatResult | undefined>): AgentState['parametric'] => {
