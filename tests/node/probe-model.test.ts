@@ -81,6 +81,6 @@ describe('npm run probe-model', () => {
   it('refuses a call without a model, naming the flag', async () => {
     const { code, stderr } = await probe(['--base-url', stub.url]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/--model is required/);
+    expect(stderr).toMatch(/--model <name> is required/);
   });
 });
