@@ -227,7 +227,7 @@ describe.skipIf(!existsSync(DATA))(needsData('npm run eval -- --rehearse'), () =
     } finally {
       taken.close();
     }
-    expect((await evalCli('--rehearse', '--port', 'eighty')).stderr).toContain('--port must be a port number (1–65535), got eighty');
+    expect((await evalCli('--rehearse', '--port', 'eighty')).stderr).toContain('--port must be a whole number from 1 to 65535, not "eighty"');
     expect((await evalCli('--port', '9999')).stderr).toContain('--port is the port of the server --rehearse starts');
   }, 60_000);
 });
