@@ -81,9 +81,14 @@ describe('OpenTelemetry export of runs', () => {
     expect(run.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(res.headers.get('x-trace-id')).toBe(run.traceId);
 
-    // Spans leave in the background after each step and at the end: wait (bounded) for the run's own span.
+    // Spans leave in the background, one export after each step and one at the end, and the exports can arrive in any
+    // order (the run's own span before the last step's): wait (bounded) for the run's span and one span per step.
     const isRun = (s: Span) => attr(s, 'gen_ai.operation.name') === 'invoke_agent';
-    for (let i = 0; i < 100 && !spansOf(run.traceId).some(isRun); i++) await new Promise((r) => setTimeout(r, 100));
+    const arrived = () => {
+      const now = spansOf(run.traceId);
+      return now.some(isRun) && now.filter((s) => s.name.startsWith('step ')).length >= run.timings.steps;
+    };
+    for (let i = 0; i < 100 && !arrived(); i++) await new Promise((r) => setTimeout(r, 100));
     const spans = spansOf(run.traceId);
     expect(new Set(received.flatMap((r) => r.spans).filter((s) => s.traceId === run.traceId).map((s) => s.traceId)).size).toBe(1);
     expect(received[0]!.headers['x-collector-key']).toBe('k=1');
