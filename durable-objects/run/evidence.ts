@@ -1,7 +1,7 @@
 import type { Config } from '../../src/config';
 import { archiveInfo, archiveReplaySource, type ArchiveBindings } from '../../src/storage/archives';
 import { evidenceBook, type EvidenceBook } from '../../src/engine/attribution/attribute';
-import { stepAttribution, type AnswerOptions, type StepAttribution } from '../../src/engine/attribution/step-attribution';
+import { stepAttribution, type StepAttribution } from '../../src/engine/attribution/step-attribution';
 import type { RunOptions } from '../../src/engine/options';
 import { OPEN_OWNER } from '../../src/storage/run-index';
 import { redact } from '../../src/engine/redact';
@@ -59,9 +59,9 @@ export class RunEvidence {
     return evidenceBook(this.store.records(), request.context, request.question);
   }
 
-  /** Attribution against this run's evidence, for a step or for an ending's answer, as the run's options ask (src/engine/attribution). */
-  attribution(request: RunRequest, options: AnswerOptions): StepAttribution {
-    return stepAttribution(options, () => this.book(request), () => this.stored);
+  /** Attribution against this run's evidence, for a step or for an ending's answer (src/engine/attribution). */
+  attribution(request: RunRequest): StepAttribution {
+    return stepAttribution(() => this.book(request), () => this.stored);
   }
 
   /**

@@ -18,7 +18,7 @@ export interface LedgerHooks {
 /**
  * Writes the run's history: every event goes to storage (scrubbed of secrets) and then to the live streams; the end
  * of a run also updates the run index and answers those waiting for the result. Answers come attributed and
- * formatted (src/engine/attribution/step-attribution.ts): the ledger stores what it is given.
+ * as the caller asked (src/engine/answer-policy.ts): the ledger stores what it is given.
  */
 export class RunLedger {
   private readonly waiters: Array<(view: RunView | null) => void> = [];

@@ -12,7 +12,7 @@ import { replayArchiveOf } from './evidence';
 /** What a run runs with: its config, options, limits, strategy and tools. */
 export interface RunSetup {
   config: Config;
-  /** The run's options as the run service resolved them (src/runs/resolve-options.ts). */
+  /** The run's options as the run service resolved them (src/runs/create.ts). */
   options: RunOptions;
   limits: RunLimits;
   strategy: Strategy<unknown>;
@@ -34,11 +34,6 @@ export const runOptionsOf = (request: RunRequest, config: Config): RunOptions | 
   return strategy && parseStoredOptions(strategy.options, request.mode, request.variant, request.options);
 };
 
-/**
- * A run's setup, resolved once per object instance from its stored request (which never changes) and the deploy's
- * config (parsed once per isolate): the API checked the same request before the run existed (src/runs/check.ts), and
- * every step after the first reuses this. A mode that is no longer deployed fails the run.
- */
 /** The archive a new run replays (its options' `evidence.replay`, else EVIDENCE_REPLAY); options it cannot read name none. */
 export const replayFor = (request: RunRequest, config: Config): string | undefined => {
   try {
@@ -49,6 +44,11 @@ export const replayFor = (request: RunRequest, config: Config): string | undefin
   }
 };
 
+/**
+ * A run's setup, resolved once per object instance from its stored request (which never changes) and the deploy's
+ * config (parsed once per isolate): the API checked the same request before the run existed (src/runs/create.ts), and
+ * every step after the first reuses this. A mode that is no longer deployed fails the run.
+ */
 export const resolveSetup = (base: Config, request: RunRequest): SetupOutcome => {
   // A chat run with earlier turns makes its question self-contained first (src/engine/conversation).
   const strategy = forRequest(strategyFor(request.mode, base), request);

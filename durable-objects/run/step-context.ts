@@ -69,7 +69,7 @@ export const stepRun = (parts: StepParts, meta: RunMeta, setup: RunSetup, llm: L
     },
   };
   // Attributed against the question the run answers (a chat's standalone one, once its rewrite has run).
-  const attribution = evidence.attribution(requestForStep(meta.request, meta.state), setup.options);
+  const attribution = evidence.attribution(requestForStep(meta.request, meta.state));
   const store = parts.store;
   const toolResults = {
     get: (key: string) => {

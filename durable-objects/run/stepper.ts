@@ -1,5 +1,6 @@
 import type { Config } from '../../src/config';
 import { renderContextPages } from '../../src/engine/attribution/context-documents';
+import { answerAsAsked, answersAsAsked, AS_WRITTEN } from '../../src/engine/answer-policy';
 import { requestForStep } from '../../src/engine/conversation';
 import { CallsInFlight, type CallInFlight } from '../../src/engine/calls-in-flight';
 import { PromptHistory } from '../../src/engine/prompt-reuse';
@@ -18,9 +19,6 @@ import type { RunEvidence } from './evidence';
 import type { RunLedger } from './ledger';
 import { modelOf, resolveSetup, type RunSetup, type SetupOutcome } from './setup';
 import { stepRun, type StepRun } from './step-context';
-
-/** What an answer of a run that could not be set up is stored with: no abstention, the answer as written. */
-const NO_OPTIONS = { abstain: false, booleanStyle: 'yes-no' } as const;
 
 /** If the object dies mid-step, this alarm (armed before each step) resumes the run. */
 const WATCHDOG_MS = 60_000;
@@ -44,7 +42,8 @@ export interface StepperParts {
  * Drives the run: strategy steps one after another from an alarm (or from start, see `soon`), with the run's limits
  * around each. Each step's outcome and the state after it are stored together, so a new instance resumes from the
  * last stored step and never repeats one. What the run runs with (config, strategy, tools) is resolved once per
- * instance (./setup.ts); answers are attributed here, once, before the ledger stores them.
+ * instance (./setup.ts); answers are attributed here, once, and given the run's answer policy (abstention, wording:
+ * src/engine/answer-policy.ts) before the ledger stores them.
  */
 export class Stepper {
   /** True while this instance runs a step: a second alarm delivery must not run the same step twice. */
@@ -108,7 +107,7 @@ export class Stepper {
   partial(meta: RunMeta): AnswerData | null {
     const setup = this.setupOf(meta);
     const draft: AnswerDraft | null = partialOf(meta, setup.ok ? setup.setup.strategy : undefined);
-    return draft && this.parts.evidence.attribution(requestForStep(meta.request, meta.state), setup.ok ? setup.setup.options : NO_OPTIONS).answer(draft);
+    return draft && answerAsAsked(this.parts.evidence.attribution(requestForStep(meta.request, meta.state)).answer(draft), setup.ok ? setup.setup.options : AS_WRITTEN);
   }
 
   /** The config an ending is stored with: the run's own once resolved. */
@@ -223,9 +222,9 @@ export class Stepper {
     const next: RunMeta = step.timed({ ...meta, state: stepped.state, usage: step.usage, steps: meta.steps + 1 });
     if (stepped.done) {
       const ending = honestEnding(events);
-      return void (await ledger.finish(next, ending.status, step.attribution.events(ending.events), config));
+      return void (await ledger.finish(next, ending.status, answersAsAsked(step.attribution.events(ending.events), setup.options), config));
     }
-    ledger.append(next, step.attribution.events(events), config, true);
+    ledger.append(next, answersAsAsked(step.attribution.events(events), setup.options), config, true);
     // A step that ran past the wall time (synchronous work holds the timer back) is kept, and ends the run.
     if (Date.now() - meta.startedAt > limits.maxWallMs) return this.limited(next, wallTimeError(limits.maxWallMs, true));
     return 'next';

@@ -165,7 +165,7 @@ export const createRunContext = <O extends RunOptions>(parts: ContextParts<O>): 
   const llm = stepLLM(parts);
   // Without the engine's own, the claims are cited against the book as it is when asked (new records re-cite them).
   const attribution =
-    parts.attribution ?? stepAttribution(parts.options, () => parts.book?.() ?? evidenceBook([], parts.request.context, parts.request.question), () => parts.recorded?.length ?? 0);
+    parts.attribution ?? stepAttribution(() => parts.book?.() ?? evidenceBook([], parts.request.context, parts.request.question), () => parts.recorded?.length ?? 0);
   return {
     runId: parts.runId,
     request: parts.request,

@@ -5,7 +5,7 @@ import { RECIPES } from './recipe';
 
 /**
  * A run's `options`: one strict zod schema per mode, declared beside its strategy with its bounds and defaults, parsed
- * once by the run service (src/runs/resolve-options.ts) and stored with the run. The engine reads the options every mode
+ * once by the run service (src/runs/create.ts) and stored with the run. The engine reads the options every mode
  * shares (below); a strategy reads its own, typed, as `ctx.options`. /openapi.json lists each mode's schema as
  * components.schemas.Options_<mode>.
  */

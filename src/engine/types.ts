@@ -28,7 +28,7 @@ export interface RunRequest {
   /** The options as the caller sent them (checked against the mode's schema); a fork merges its own over these. */
   options?: Record<string, unknown>;
   /**
-   * The options the run runs with: parsed once by the run service (src/runs/resolve-options.ts), every default filled
+   * The options the run runs with: parsed once by the run service (src/runs/create.ts), every default filled
    * in. A run stored by older code has none; its object parses `options` when it loads it (durable-objects/run/setup.ts).
    */
   resolvedOptions?: RunOptions;

@@ -1,10 +1,8 @@
 import type { ForkSourceOutcome } from '../../durable-objects/run-object';
 import { loadConfig, type Config } from '../config';
 import type { RunRequest } from '../engine/types';
-import { assertModel, assertReplayable } from './check';
-import type { RunIdClaim } from './create';
+import { assertModel, assertReplayable, resolveOptions, type RunIdClaim } from './create';
 import { HttpError } from './errors';
-import { resolveOptions } from './resolve-options';
 import { newRunId, runStub } from './stub';
 
 export interface ForkAsk {

@@ -5,12 +5,12 @@ import { samplingOf } from '../engine/sampling';
 import type { Variant } from '../engine/types';
 import { strategyFor } from '../strategies';
 import { agentLibraryName } from '../strategies/hqa/examples';
-import { resolveOptions } from './resolve-options';
+import { resolveOptions } from './create';
 
 /**
  * The options a run of `variant` and `mode` works with, as an evaluation must record them to say what it ran
  * (`recipe: null` in a manifest says nothing): the mode's options as the run service resolves them
- * (./resolve-options.ts, every default filled in), and beside them what the run reads from the deployment — the
+ * (./create.ts, every default filled in), and beside them what the run reads from the deployment — the
  * few-shot library it selects from, its limits once lowered, its model, its sampling, its tool protocol, its evidence
  * replay. GET /v1/config?variant=&mode=&options= shows it; the eval CLI records it in the manifest. A 400 as
  * POST /v1/answer would give for a mode or options it refuses.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { attribute, evidenceBook, finishAnswer } from '../../src/engine/attribution/attribute';
+import { attribute, attributedAnswer, evidenceBook, type EvidenceBook } from '../../src/engine/attribution/attribute';
+import { answerAsAsked, type AnswerPolicy } from '../../src/engine/answer-policy';
 import { CONTEXT_TABLE, contextPassageKey } from '../../src/engine/attribution/context-documents';
 import { requestKey, type EvidenceRecord, type RecordedRequest } from '../../src/evidence/recording';
 import type { Page, SparqlResults } from '../../src/evidence/types';
@@ -9,7 +10,9 @@ import { strategyFor } from '../../src/strategies';
 
 /** A request's options as a run of `mode` reads them (the mode's own schema, parsed as the run service parses it). */
 const optionsOf = (mode: string, options: Record<string, unknown> | undefined) => parseOptions(strategyFor(mode, loadConfig({}))!.options, mode, 'mintaka', options);
-const NO_ABSTENTION = { abstain: false };
+const NO_ABSTENTION: AnswerPolicy = { abstain: false, booleanStyle: 'yes-no' };
+/** A draft as a run stores it: attributed, then given the run's answer policy. */
+const finished = (draft: Parameters<typeof attributedAnswer>[0], b: EvidenceBook, policy: AnswerPolicy) => answerAsAsked(attributedAnswer(draft, b), policy);
 
 const record = (request: RecordedRequest, body: unknown): EvidenceRecord => ({ key: requestKey(request), request, response: { body } });
 const page = (title: string, text: string): Page => ({ title, url: `https://en.wikipedia.org/wiki/${title.replace(/ /g, '_')}`, sections: [{ heading: '', text }], tables: [] });
@@ -114,7 +117,7 @@ describe('the attribution layer', () => {
     expect(attribute([both[0]], book, 'He was born in 1952 in Chicago.').confidence).toBe('one_source');
     // "I don't know" claims nothing, so it is not judged.
     expect(attribute(both, book, "I don't know").confidence).toBe('all_agree');
-    expect(finishAnswer({ answer: 'Houston', answers: { wikidata: 'Chicago' }, sources: [], claims: [both[1]] }, book, NO_ABSTENTION)).toMatchObject({
+    expect(finished({ answer: 'Houston', answers: { wikidata: 'Chicago' }, sources: [], claims: [both[1]] }, book, NO_ABSTENTION)).toMatchObject({
       answer: 'Houston',
       confidence: 'none',
       agreementSources: [],
@@ -161,14 +164,14 @@ describe('the attribution layer', () => {
     // A count no cell holds stays unverified, however the program computed it.
     expect(attribute([{ source: 'table', answer: '2', keys, read }], b).confidence).toBe('none');
     const draft = { answer: '2', answers: { table: '2' }, sources: [], claims: [{ source: 'table', answer: '2', keys }] };
-    expect(finishAnswer(draft, b, optionsOf('program', { abstain: true }))).toMatchObject({ answer: "I don't know", confidence: 'none' });
-    expect(finishAnswer(draft, b, optionsOf('program', undefined))).toMatchObject({ answer: '2', confidence: 'none', citations: [{ verified: false }, { verified: false }] });
+    expect(finished(draft, b, optionsOf('program', { abstain: true }))).toMatchObject({ answer: "I don't know", confidence: 'none' });
+    expect(finished(draft, b, optionsOf('program', undefined))).toMatchObject({ answer: '2', confidence: 'none', citations: [{ verified: false }, { verified: false }] });
   });
 
   it('answers I don’t know under options.abstainBelow in any mode, records the level, and keeps answers at or above it', () => {
     const one = { answer: 'Chicago', answers: { wikipedia: 'Chicago' }, sources: [], claims: [{ source: 'wikipedia', answer: 'Chicago', keys: [zemeckis.key] }] };
     const two = { ...one, answers: { wikipedia: 'Chicago', kg: 'Chicago' }, claims: [...one.claims, { source: 'kg', answer: 'Chicago', keys: [kg.key] }] };
-    const ask = (draft: Parameters<typeof finishAnswer>[0], mode: string, abstainBelow: string) => finishAnswer(draft, book, optionsOf(mode, { abstainBelow }));
+    const ask = (draft: Parameters<typeof finished>[0], mode: string, abstainBelow: string) => finished(draft, book, optionsOf(mode, { abstainBelow }));
     for (const mode of ['agent', 'program', 'rag', 'parametric']) {
       expect(ask(one, mode, 'two_agree')).toMatchObject({ answer: "I don't know", confidence: 'one_source', abstainedBelow: 'two_agree', answers: { wikipedia: 'Chicago' } });
       expect(ask(one, mode, 'one_source')).toMatchObject({ answer: 'Chicago', confidence: 'one_source' });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { attribute, evidenceBook, finishAnswer, type EvidenceBook } from '../../src/engine/attribution/attribute';
+import { answersAsAsked } from '../../src/engine/answer-policy';
+import { attribute, attributedAnswer, evidenceBook, type EvidenceBook } from '../../src/engine/attribution/attribute';
 import { stepAttribution } from '../../src/engine/attribution/step-attribution';
 import type { Claim } from '../../src/engine/types';
 import { requestKey, type EvidenceRecord, type RecordedRequest } from '../../src/evidence/recording';
@@ -32,7 +33,7 @@ describe("a step's attribution", () => {
       { source: 'wikidata', answer: 'Chicago', keys: [chicago.key] },
     ];
     const { counter, read } = countingBook([zemeckis, chicago]);
-    const step = stepAttribution(options, read);
+    const step = stepAttribution(read);
     const asked = step.attribute(claims);
     expect(asked).toEqual(attribute(claims, evidenceBook([zemeckis, chicago], undefined, QUESTION)));
     expect(asked.confidence).toBe('all_agree');
@@ -42,7 +43,7 @@ describe("a step's attribution", () => {
     const stored = step.answer(draft);
     // The verdict on the answer reads a verified record to see that it holds the answer; the claims are not cited again.
     expect(counter.lookups - afterAsking).toBeLessThan(afterAsking);
-    expect(stored).toEqual(finishAnswer(draft, evidenceBook([zemeckis, chicago], undefined, QUESTION), options));
+    expect(stored).toEqual(attributedAnswer(draft, evidenceBook([zemeckis, chicago], undefined, QUESTION)));
     expect(counter.reads).toBe(1);
   });
 
@@ -50,7 +51,7 @@ describe("a step's attribution", () => {
     const records = [zemeckis];
     let version = 0;
     let reads = 0;
-    const step = stepAttribution(options, () => (reads++, evidenceBook(records, undefined, QUESTION)), () => version);
+    const step = stepAttribution(() => (reads++, evidenceBook(records, undefined, QUESTION)), () => version);
     const claims: Claim[] = [{ source: 'wikidata', answer: 'Chicago', keys: [chicago.key] }];
     expect(step.attribute(claims).confidence).toBe('none');
     expect(step.attribute(claims).confidence).toBe('none');
@@ -62,9 +63,10 @@ describe("a step's attribution", () => {
     expect(reads).toBe(2);
   });
 
-  it('formats the stored answer as the request asks, once', () => {
-    const step = stepAttribution(options, () => evidenceBook([]));
-    const [event] = step.events([{ type: 'answer', data: { answer: 'yes', answers: { parametric: 'yes' }, sources: [], claims: [] } }]);
+  it('attributes the answer, and the run\'s policy then words it as the request asks', () => {
+    const step = stepAttribution(() => evidenceBook([]));
+    const [event] = answersAsAsked(step.events([{ type: 'answer', data: { answer: 'yes', answers: { parametric: 'yes' }, sources: [], claims: [] } }]), options);
+    expect(step.events([{ type: 'answer', data: { answer: 'yes', answers: {}, sources: [], claims: [] } }])[0]).toMatchObject({ data: { answer: 'yes' } });
     expect(event).toMatchObject({ type: 'answer', data: { answer: 'True', answers: { parametric: 'True' }, confidence: 'none' } });
   });
 });

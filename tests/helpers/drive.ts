@@ -1,5 +1,6 @@
 import { loadConfig } from '../../src/config';
-import { evidenceBook, finishAnswer } from '../../src/engine/attribution/attribute';
+import { attributedAnswer, evidenceBook } from '../../src/engine/attribution/attribute';
+import { answerAsAsked } from '../../src/engine/answer-policy';
 import { createRunContext, type Services } from '../../src/engine/context';
 import { parseOptions, type RunOptions } from '../../src/engine/options';
 import type { EventInput, RunRequest, Strategy, Usage } from '../../src/engine/types';
@@ -69,7 +70,7 @@ export const driveStrategy = async <S, O extends RunOptions>(
   for (let steps = 1; steps <= (opts.maxSteps ?? 50); steps++) {
     const out = await strategy.step(state, ctx);
     state = JSON.parse(JSON.stringify(out.state)) as S;
-    events.push(...out.events.map((e): EventInput => (e.type === 'answer' ? { type: 'answer', data: finishAnswer(e.data, book(), options) } : e)));
+    events.push(...out.events.map((e): EventInput => (e.type === 'answer' ? { type: 'answer', data: answerAsAsked(attributedAnswer(e.data, book()), options) } : e)));
     if (out.done) return { events, usage, state, steps, notes, records };
   }
   throw new Error(`strategy did not finish in ${opts.maxSteps ?? 50} steps`);

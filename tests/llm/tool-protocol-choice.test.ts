@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { protocolFor, toolProtocolOf } from '../../src/engine/tool-protocol';
 import type { RunContext } from '../../src/engine/types';
 import { capabilitiesOf, speak } from '../../src/llm/capabilities';
-import { resolveOptions } from '../../src/runs/resolve-options';
+import { resolveOptions } from '../../src/runs/create';
 
 const record = (over: Record<string, unknown> = {}) => ({
   model: 'qwen', server: 'http://10.0.0.5:8000', probedAt: '2026-11-20T10:00:00.000Z', file: 'probes/qwen.json', tools: true, parallel: true, responseFormat: false, ...over,

@@ -10,7 +10,11 @@ import { repoPath, ROOT, sources } from '../support/import-graph';
  *   reads `request.options` (the options as sent) but the run service, which parses them, and the run object's set-up,
  *   which parses those of a run stored by older code;
  * - what the `paper` recipe changes is data in a strategy's recipe table (a `recipes.ts`): no code outside one tests
- *   a recipe by name (`=== 'paper'`, `!== 'ours'`, …).
+ *   a recipe by name (`=== 'paper'`, `!== 'ours'`, …);
+ * - what a caller asks done with an answer (`abstain`, `abstainBelow`, `booleanStyle`) is declared in the options
+ *   schema and acts in the answer policy, which only the run's stepper applies, with its setup's options: attribution
+ *   and the run's evidence never carry the options (route → run service → schema → run object → its store → stepper
+ *   → setup → policy: 8 files, docs/DEVELOPING.md).
  */
 
 const stripComments = (code: string) => code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
@@ -69,5 +73,14 @@ describe('one meaning in one place', () => {
 
   it('no code tests a recipe by name outside a recipe table', () => {
     expect(offending(files, TESTS_RECIPE_BY_NAME, isRecipeTable)).toEqual([]);
+  });
+
+  it('abstainBelow is declared in the options schema and acts in the answer policy, which only the stepper applies', () => {
+    const naming = (rule: RegExp) => files.filter(([, code]) => rule.test(stripComments(code))).map(([path]) => path);
+    // The config view names it to show a run's resolved options; the eval report to recommend a threshold.
+    expect(naming(/\babstainBelow\b/).sort()).toEqual(['src/engine/answer-policy.ts', 'src/engine/options.ts', 'src/eval/report/risk-coverage.ts', 'src/runs/resolved-options.ts']);
+    expect(naming(/from '[./]*(?:src\/)?engine\/answer-policy'|from '\.\.\/answer-policy'|from '\.\/answer-policy'/)).toEqual(['durable-objects/run/stepper.ts']);
+    // Attribution grades what the evidence backs; it is handed no options of the caller's.
+    expect(naming(/\b(?:abstain|booleanStyle|AnswerPolicy)\b/).filter((p) => p.includes('/attribution/') || p.startsWith('durable-objects/run/evidence') || p.startsWith('durable-objects/run/step-context'))).toEqual([]);
   });
 });

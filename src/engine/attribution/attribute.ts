@@ -1,8 +1,6 @@
 import type { EvidenceRecord } from '../../evidence/recording';
 import { isNonAnswer } from '../../text/answers';
 import type { AnswerData, AnswerDraft, Attribution, Citation, Claim, Confidence, Source } from '../types';
-import { confidenceRank } from '../confidence';
-import type { RunOptions } from '../options';
 import { contextDocument } from './context-documents';
 import { labelsOf, recordDocument, type EvidenceDocument } from './documents';
 import { questionFocus, type QuestionFocus } from './question-focus';
@@ -142,20 +140,12 @@ export const I_DONT_KNOW = "I don't know";
 /** Whether an abstaining run says "I don't know": no supported source, or supported sources that all disagree. */
 export const shouldAbstain = (confidence: Confidence): boolean => confidence === 'none' || confidence === 'conflict';
 
-/** What an answer's abstention reads of the run's options. */
-export type AbstainOptions = Pick<RunOptions, 'abstain' | 'abstainBelow'>;
-
-/** The threshold `options.abstainBelow` sets, when the confidence falls under it. */
-const thresholdMissed = (confidence: Confidence, below: Confidence | undefined): Confidence | undefined =>
-  below !== undefined && confidenceRank(confidence) < confidenceRank(below) ? below : undefined;
-
 /**
- * The answer as stored and served: the draft with its citations, confidence and agreement (its claims as `checked`
- * when they were already cited against the same evidence); the pages a verified
- * citation links to join `sources`; `options.abstain` turns an unsupported answer into "I don't know", and
- * `options.abstainBelow` any answer under that confidence level (recorded as `abstainedBelow`).
+ * The answer as the evidence backs it: the draft with its citations, confidence and agreement (its claims as
+ * `checked` when they were already cited against the same evidence); the pages a verified citation links to join
+ * `sources`. What the caller asked done with it (abstention, wording) is ../answer-policy.ts.
  */
-export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, options: AbstainOptions, checked?: readonly CheckedClaim[]): AnswerData => {
+export const attributedAnswer = (draft: AnswerDraft, book: EvidenceBook, checked?: readonly CheckedClaim[]): AnswerData => {
   const { claims, ...fields } = draft;
   const attribution = verdictOf(checked ?? checkClaims(claims ?? [], book), (key) => book.document(key), fields.answer);
   const sources = [...fields.sources];
@@ -163,7 +153,5 @@ export const finishAnswer = (draft: AnswerDraft, book: EvidenceBook, options: Ab
     if (!c.verified || !c.url || sources.some((s) => s.url === c.url)) continue;
     sources.push({ title: titleOf(c.url), url: c.url, kind: c.kind });
   }
-  const below = isNonAnswer(fields.answer) ? undefined : thresholdMissed(attribution.confidence, options.abstainBelow);
-  const abstain = below !== undefined || (options.abstain && shouldAbstain(attribution.confidence));
-  return { ...fields, ...(abstain ? { answer: I_DONT_KNOW } : {}), ...(below ? { abstainedBelow: below } : {}), sources, ...attribution };
+  return { ...fields, sources, ...attribution };
 };

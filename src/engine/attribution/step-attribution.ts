@@ -1,18 +1,13 @@
-import { applyAnswerFormat } from '../answer-format';
-import type { RunOptions } from '../options';
 import type { AnswerData, AnswerDraft, Attribution, Claim, EventInput, StepEvent } from '../types';
-import { checkClaims, finishAnswer, verdictOf, type CheckedClaim, type EvidenceBook } from './attribute';
-
-/** What the stored answer reads of the run's options: abstention and the answer's format. */
-export type AnswerOptions = Pick<RunOptions, 'abstain' | 'abstainBelow' | 'booleanStyle'>;
+import { attributedAnswer, checkClaims, verdictOf, type CheckedClaim, type EvidenceBook } from './attribute';
 
 /** What a step's strategy and the engine ask of attribution: the verdict on claims, and answers as stored. */
 export interface StepAttribution {
   /** The verdict on claims against the evidence so far (what `ctx.attribute` answers a strategy). */
   attribute(claims: readonly Claim[]): Attribution;
-  /** A draft as stored and served: attributed, then formatted as the request asks (`options.booleanStyle`). */
+  /** A draft attributed: its citations, confidence and agreement (the caller's policy is ../answer-policy.ts). */
   answer(draft: AnswerDraft): AnswerData;
-  /** A step's events as stored: every answer draft made an answer. */
+  /** A step's events with every answer draft attributed. */
   events(events: readonly StepEvent[]): EventInput[];
   /** The answer–quote pairs of a draft's verified citations that no model verdict covers yet (./support-check.ts). */
   unjudged(draft: AnswerDraft): Array<{ answer: string; quote: string }>;
@@ -23,7 +18,7 @@ export interface StepAttribution {
  * HQA agent skips its merge call when verified sources agree) are not cited again when its answer is stored. The run's
  * evidence is read once per `version` (it changes when a record is stored), and claims are cited once per evidence.
  */
-export const stepAttribution = (options: AnswerOptions, readBook: () => EvidenceBook, version: () => number = () => 0): StepAttribution => {
+export const stepAttribution = (readBook: () => EvidenceBook, version: () => number = () => 0): StepAttribution => {
   let current: { version: number; book: EvidenceBook } | undefined;
   const book = () => {
     const v = version();
@@ -41,7 +36,7 @@ export const stepAttribution = (options: AnswerOptions, readBook: () => Evidence
   };
   const answer = (draft: AnswerDraft): AnswerData => {
     const { book: b, checked } = check(draft.claims ?? []);
-    return applyAnswerFormat(finishAnswer(draft, b, options, checked), options);
+    return attributedAnswer(draft, b, checked);
   };
   return {
     attribute(claims) {
