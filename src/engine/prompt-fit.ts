@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../llm/types';
+import type { ChatMessage, ChatRequest } from '../llm/types';
 
 /**
  * Prompts cut to a model's context window. A token is about four characters of English prose and nearer three in
@@ -20,8 +20,19 @@ const PER_MESSAGE = 8;
 
 const textOf = (m: ChatMessage) => (typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n'));
 
+/** An assistant turn's native function calls go back to the server with it, names and arguments. */
+const callsOf = (m: ChatMessage) => (m.toolCalls?.length ? m.toolCalls.map((c) => `${c.name}(${c.arguments})`).join('\n') : '');
+
 export const promptTokens = (messages: readonly ChatMessage[]): number =>
-  messages.reduce((sum, m) => sum + estimateTokens(textOf(m)) + PER_MESSAGE, 0);
+  messages.reduce((sum, m) => sum + estimateTokens(textOf(m)) + estimateTokens(callsOf(m)) + PER_MESSAGE, 0);
+
+/**
+ * What a request sends beside its messages that the server's chat template also puts in the prompt: the definitions
+ * of the functions it offers (native tool protocol) and the JSON schema of a structured reply. Nothing here can be
+ * shortened, so it comes off the window before the messages are fitted.
+ */
+export const requestOverheadTokens = (request: Pick<ChatRequest, 'tools' | 'responseFormat'>): number =>
+  (request.tools?.length ? estimateTokens(JSON.stringify(request.tools)) : 0) + (request.responseFormat ? estimateTokens(JSON.stringify(request.responseFormat.schema)) : 0);
 
 export interface Fitted {
   messages: ChatMessage[];

@@ -101,6 +101,42 @@ describe('prompts fit the model context window', () => {
     expect(notes.join('\n')).toMatch(/after the model server refused the longer one/);
   });
 
+  it('counts the function definitions and reply schema a native call sends, so the prompt fits the first time', async () => {
+    // A server whose template renders the offered functions and the reply schema into the prompt, as vLLM's do.
+    const sent: number[] = [];
+    const inner: LLM = {
+      provider: 'test',
+      model: 'small',
+      acceptsImages: false,
+      chat: async (request) => {
+        const text = request.messages.map((m) => `${String(m.content)}${(m.toolCalls ?? []).map((c) => c.arguments).join('')}`).join('\n');
+        const tokens = Math.ceil((text.length + JSON.stringify(request.tools ?? []).length + JSON.stringify(request.responseFormat?.schema ?? {}).length) / 3.2) + (request.maxTokens ?? 0);
+        sent.push(tokens);
+        if (tokens > 4_096) throw new LLMError(`the model server answered HTTP 400: This model's maximum context length is 4096 tokens. However, you requested ${tokens} tokens.`, 400);
+        return { text: 'ok', usage: { promptTokens: tokens, completionTokens: 1 } } as never;
+      },
+    };
+    const notes: string[] = [];
+    const llm = windowedLLM(inner, { windowOf: () => 4_096, onTrim: (note) => notes.push(note) });
+    // Six functions with long descriptions and schemas: about 1,900 tokens that cannot be shortened.
+    const tools = Array.from({ length: 6 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: `What tool ${i} does, described at length for the model. `.repeat(15),
+      parameters: { type: 'object', properties: { query: { type: 'string', description: 'The text to look up, as a short phrase. '.repeat(6) } }, required: ['query'] },
+    }));
+    const page = 'A page about the topic, quoted at length. '.repeat(200);
+    const messages = [
+      { role: 'user' as const, content: `<<<PAGE\n${page}\nPAGE>>>\n\nQuestion: what?` },
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'call_1', name: 'tool_0', arguments: JSON.stringify({ query: 'x'.repeat(900) }) }] },
+      { role: 'tool' as const, content: 'done', toolCallId: 'call_1' },
+    ];
+    await llm.chat({ purpose: 'agent', messages, tools, maxTokens: 512 });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBeLessThanOrEqual(4_096);
+    expect(notes.join('\n')).toMatch(/for the function definitions and reply schema sent with it/);
+    expect(notes.join('\n')).not.toMatch(/refused/);
+  });
+
   it('a second context-length refusal is not retried again: the call fails with the server’s words', async () => {
     let calls = 0;
     const inner: LLM = {
