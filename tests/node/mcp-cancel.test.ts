@@ -2,9 +2,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDev, type DevServer } from '../support/dev-server.mjs';
-import { startStub, type Stub } from '../support/openai-stub.mjs';
+import { describe, expect, it } from 'vitest';
+import { devOnStub } from '../support/dev-on-stub';
 
 /**
  * Issue 33: under `npm run dev`, an MCP `answer` call that its client cancels — with `notifications/cancelled`, which
@@ -12,18 +11,9 @@ import { startStub, type Stub } from '../support/openai-stub.mjs';
  * (docs/MCP.md), instead of the run going on for nobody. The model takes 30 s to answer, so only a cancel ends the
  * run early.
  */
-let stub: Stub;
-let dev: DevServer;
-beforeAll(async () => {
-  stub = await startStub({ latencyMs: 30_000 });
-  dev = await startDev({ vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', LLM_MAX_RETRIES: '0' } });
-}, 180_000);
-afterAll(async () => {
-  await dev?.stop();
-  await stub?.close();
-});
+const live = devOnStub({ latencyMs: 30_000 });
 
-const statusOf = async (runId: string) => ((await (await fetch(`${dev.url}/v1/runs/${runId}`)).json()) as { status: string }).status;
+const statusOf = async (runId: string) => ((await (await fetch(`${live.dev.url}/v1/runs/${runId}`)).json()) as { status: string }).status;
 
 /** The run's status once it has ended, or what it still is after 25 s (the model alone would take 30 s). */
 const endedStatus = async (runId: string) => {
@@ -42,7 +32,7 @@ const arguments_ = (question: string) => ({ question: `${question} ${crypto.rand
 describe('npm run dev: an MCP answer call that is let go cancels its run', () => {
   it('by notifications/cancelled from the official client', async () => {
     const client = new Client({ name: 'cancel-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp`)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${live.dev.url}/mcp`)));
     const controller = new AbortController();
     let runId: string | undefined;
     const answer = client.callTool({ name: 'answer', arguments: arguments_('What is the capital of France?') }, undefined, {
@@ -59,7 +49,7 @@ describe('npm run dev: an MCP answer call that is let go cancels its run', () =>
   });
 
   it('by dropping the connection', async () => {
-    const { port } = new URL(dev.url);
+    const { port } = new URL(live.dev.url);
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'answer', arguments: arguments_('What is the capital of Italy?'), _meta: { progressToken: 1 } } });
     const runId = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () =>

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * so the rule is checked here rather than left to memory.
  */
 const DIR = join(import.meta.dirname);
-const starts = /\bstartDev\(/;
+const starts = /\b(?:startDev|devOnStub)\(/;
 
 describe('slow test files carry the slow tag', () => {
   it('every Node test file that starts npm run dev is tagged // @module-tag slow on its first line', () => {

@@ -1,25 +1,15 @@
 // @module-tag slow
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { devOnStub } from '../support/dev-on-stub';
 import { createParser } from 'eventsource-parser';
 import OpenAI from 'openai';
-import { startDev, type DevServer } from '../support/dev-server.mjs';
 import { readChat } from '../support/chat-stream';
-import { startStub, type Stub } from '../support/openai-stub.mjs';
 
 /**
  * A model server that streams its reply in chunks, through the real `openai` SDK in `npm run dev`: a client that
  * follows the run sees the answer as it is written (delta events), before the run's `done`.
  */
-let stub: Stub;
-let dev: DevServer;
-beforeAll(async () => {
-  stub = await startStub({ chunkMs: 40 });
-  dev = await startDev({ vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', LLM_MAX_RETRIES: '0' } });
-}, 180_000);
-afterAll(async () => {
-  await dev?.stop();
-  await stub?.close();
-});
+const live = devOnStub({ chunkMs: 40 });
 
 /** The stream's events in arrival order, deltas included. */
 const events = async (res: Response) => {
@@ -32,8 +22,8 @@ const events = async (res: Response) => {
 describe('a streaming model server', () => {
   it('sends the answer as delta events before done, and the run JSON keeps the whole answer', async () => {
     const reply = 'The Nile is the longest river in Africa, at about 6,650 km.';
-    stub.setScript({ parametric: [reply] });
-    const res = await fetch(`${dev.url}/v1/answer`, {
+    live.stub.setScript({ parametric: [reply] });
+    const res = await fetch(`${live.dev.url}/v1/answer`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ question: 'What is the longest river in Africa?', mode: 'parametric' }),
@@ -47,17 +37,17 @@ describe('a streaming model server', () => {
     expect(deltas.map((d) => d.data.text).join('')).toBe(reply);
     expect(names.lastIndexOf('delta')).toBeLessThan(names.indexOf('answer'));
     expect(names.at(-1)).toBe('done');
-    expect(stub.requests.at(-1)!.body.stream).toBe(true);
+    expect(live.stub.requests.at(-1)!.body.stream).toBe(true);
 
-    const run = (await (await fetch(`${dev.url}/v1/runs/${res.headers.get('x-run-id')}`)).json()) as any;
+    const run = (await (await fetch(`${live.dev.url}/v1/runs/${res.headers.get('x-run-id')}`)).json()) as any;
     expect(run.answer).toBe(reply);
     expect(run.timings.firstAnswerTokenMs).toEqual(expect.any(Number));
   });
 
   it('reaches an OpenAI chat client as reasoning_content while it is written; content is the run\'s answer, once', async () => {
     const reply = 'The Nile is the longest river in Africa, at about 6,650 km.';
-    stub.setScript({ parametric: [reply] });
-    const client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: 'k', maxRetries: 0 });
+    live.stub.setScript({ parametric: [reply] });
+    const client = new OpenAI({ baseURL: `${live.dev.url}/v1`, apiKey: 'k', maxRetries: 0 });
     const { data: stream, response } = await client.chat.completions
       .create({ model: 'mintaka:parametric', stream: true, messages: [{ role: 'user', content: 'What is the longest river in Africa?' }] })
       .withResponse();
@@ -66,18 +56,18 @@ describe('a streaming model server', () => {
     expect(reasoning).toBe(`Model (parametric): ${reply}`);
     expect(order.filter((o) => o === 'reasoning').length).toBeGreaterThan(1);
     expect(order).toEqual([...order.filter((o) => o === 'reasoning'), 'content']);
-    const run = (await (await fetch(`${dev.url}/v1/runs/${response.headers.get('x-run-id')}`)).json()) as any;
+    const run = (await (await fetch(`${live.dev.url}/v1/runs/${response.headers.get('x-run-id')}`)).json()) as any;
     expect(content).toBe(run.answer);
   });
 
   it('is not asked to stream when nobody follows the run', async () => {
-    stub.setScript({ parametric: ['Paris'] });
-    const res = await fetch(`${dev.url}/v1/answer`, {
+    live.stub.setScript({ parametric: ['Paris'] });
+    const res = await fetch(`${live.dev.url}/v1/answer`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ question: 'Capital of France?', mode: 'parametric' }),
     });
     expect(((await res.json()) as any).answer).toBe('Paris');
-    expect(stub.requests.at(-1)!.body.stream).toBeFalsy();
+    expect(live.stub.requests.at(-1)!.body.stream).toBeFalsy();
   });
 });

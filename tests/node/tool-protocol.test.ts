@@ -1,43 +1,34 @@
 // @module-tag slow
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startDev, type DevServer } from '../support/dev-server.mjs';
-import { startStub, type Stub, type StubRequest } from '../support/openai-stub.mjs';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { devOnStub } from '../support/dev-on-stub';
+import type { StubRequest } from '../support/openai-stub.mjs';
 
 /**
  * The native tool protocol end to end: `npm run dev` speaking to the model stub through the real `openai` SDK, the
  * agent's tools going out as functions and the stub answering with scripted `tool_calls`.
  */
-let stub: Stub;
-let dev: DevServer;
-beforeAll(async () => {
-  stub = await startStub();
-  dev = await startDev({ vars: { LLM_PROVIDER: 'openai', LLM_BASE_URL: stub.url, LLM_MODEL: 'stub', LLM_MAX_RETRIES: '0' } });
-}, 180_000);
-afterAll(async () => {
-  await dev?.stop();
-  await stub?.close();
-});
+const live = devOnStub();
 beforeEach(() => {
-  stub.setScript({});
-  stub.refuse({});
-  stub.requests.length = 0;
+  live.stub.setScript({});
+  live.stub.refuse({});
+  live.stub.requests.length = 0;
 });
 
 const QUESTION = 'Which city has more inhabitants, Berlin or Madrid?';
 const FINAL = 'Thought: Berlin has more.\nFinal Answer: Berlin';
 
 const answer = async (body: Record<string, unknown>) => {
-  const res = await fetch(`${dev.url}/v1/answer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${live.dev.url}/v1/answer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   expect(res.status).toBe(200);
   return (await res.json()) as any;
 };
-const ofPurpose = (purpose: string) => stub.requests.filter((r) => r.purpose === purpose);
+const ofPurpose = (purpose: string) => live.stub.requests.filter((r) => r.purpose === purpose);
 const steps = (run: any, type: string) => run.steps.filter((s: any) => s.type === type);
 const read = (city: string, id: string) => ({ name: 'read', id, arguments: { title: city, question: `What is the population of ${city}?` } });
 
 describe('the native tool protocol through the openai SDK', () => {
   it('sends the six tools as functions and answers from scripted tool_calls', async () => {
-    stub.setScript({ agent: [{ tool_calls: [{ name: 'wikisearch', arguments: { query: 'Berlin' } }], content: 'Search first.' }, FINAL], parametric: ['Berlin'], final: ['Berlin'] });
+    live.stub.setScript({ agent: [{ tool_calls: [{ name: 'wikisearch', arguments: { query: 'Berlin' } }], content: 'Search first.' }, FINAL], parametric: ['Berlin'], final: ['Berlin'] });
     const run = await answer({ question: QUESTION, options: { toolProtocol: 'native' } });
     const first = ofPurpose('agent')[0].body;
     expect(first.tools.map((t: any) => t.function.name)).toEqual(['wikisearch', 'read', 'getWikidataID', 'generateQuery', 'runQuery', 'getLabel']);
@@ -51,7 +42,7 @@ describe('the native tool protocol through the openai SDK', () => {
 
   it('runs two calls of one turn together: two reads held 1 s each by the stub take about 1 s, in order in the trace', async () => {
     const held = (text: string) => [{ content: text, delayMs: 1_000 }];
-    stub.setScript({
+    live.stub.setScript({
       agent: [{ tool_calls: [read('Berlin', 'a1B2c3D4e'), read('Madrid', 'F5g6H7i8j')], content: 'Both populations at once.' }, FINAL],
       byQuestion: {
         'population of Berlin?': { read: held('Berlin has about 3.7 million inhabitants.') },
@@ -78,7 +69,7 @@ describe('the native tool protocol through the openai SDK', () => {
   });
 
   it('repairs a malformed call from its observation', async () => {
-    stub.setScript({
+    live.stub.setScript({
       agent: [{ tool_calls: [{ name: 'wikisearch', arguments: '{"query": "Berl' }] }, { tool_calls: [{ name: 'wikisearch', arguments: { query: 'Berlin' } }] }, FINAL],
       parametric: ['Berlin'],
       final: ['Berlin'],
@@ -93,8 +84,8 @@ describe('the native tool protocol through the openai SDK', () => {
   });
 
   it('a server answering 400 to tools leaves the run on text, named in the trace and the run JSON', async () => {
-    stub.refuse({ tools: true });
-    stub.setScript({ agent: ['Look it up.\nAction: wikisearch\nAction Input: Berlin', FINAL], parametric: ['Berlin'], final: ['Berlin'] });
+    live.stub.refuse({ tools: true });
+    live.stub.setScript({ agent: ['Look it up.\nAction: wikisearch\nAction Input: Berlin', FINAL], parametric: ['Berlin'], final: ['Berlin'] });
     const run = await answer({ question: QUESTION, options: { toolProtocol: 'native' } });
     const agent = ofPurpose('agent');
     expect(agent[0].body.tools).toHaveLength(6);
@@ -108,24 +99,24 @@ describe('the native tool protocol through the openai SDK', () => {
   });
 
   it('a merge with response_format parses the JSON reply; a reply that is not JSON falls back to the text parser', async () => {
-    stub.setScript({ agent: ['Thought: I know this.\nFinal Answer: Paris'], parametric: ['Lyon'], final: ['{"answer": "Paris"}'] });
+    live.stub.setScript({ agent: ['Thought: I know this.\nFinal Answer: Paris'], parametric: ['Lyon'], final: ['{"answer": "Paris"}'] });
     const json = await answer({ question: 'What is the capital of France?', options: { toolProtocol: 'native' } });
     const merge = ofPurpose('final')[0].body;
     expect(merge.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'final_answer' } });
     expect(json.answer).toBe('Paris');
     expect(json.usage.toolProtocol.final.structured).toEqual({ calls: 1, textFallbacks: 0 });
 
-    stub.setScript({ agent: ['Thought: I know this.\nFinal Answer: Paris'], parametric: ['Lyon'], final: ['Answer: Paris, on the Seine'] });
+    live.stub.setScript({ agent: ['Thought: I know this.\nFinal Answer: Paris'], parametric: ['Lyon'], final: ['Answer: Paris, on the Seine'] });
     const text = await answer({ question: 'What is the capital of France?', options: { toolProtocol: 'native' } });
     expect(text.answer).toBe('Paris, on the Seine');
     expect(text.usage.toolProtocol.final.structured).toEqual({ calls: 1, textFallbacks: 1 });
   });
 
   it('recipe "paper" never sends tools or a reply schema', async () => {
-    stub.setScript({ agent: ['Thought: I know this.\nFinal Answer: Paris'], parametric: ['Lyon'], final: ['Paris'] });
+    live.stub.setScript({ agent: ['Thought: I know this.\nFinal Answer: Paris'], parametric: ['Lyon'], final: ['Paris'] });
     await answer({ question: 'What is the capital of France?', options: { toolProtocol: 'native', recipe: 'paper' } });
-    expect(stub.requests.length).toBeGreaterThan(1);
-    expect(stub.requests.every((r) => r.body.tools === undefined && r.body.response_format === undefined)).toBe(true);
+    expect(live.stub.requests.length).toBeGreaterThan(1);
+    expect(live.stub.requests.every((r) => r.body.tools === undefined && r.body.response_format === undefined)).toBe(true);
   });
 
   it('a recorded native run replays from its evidence archive with the same answer', async () => {
@@ -136,11 +127,11 @@ describe('the native tool protocol through the openai SDK', () => {
       final: ['Berlin'],
     };
     // The stub's queues are the arrays it is given, and it shifts them: each run gets its own copy.
-    stub.setScript(structuredClone(script));
+    live.stub.setScript(structuredClone(script));
     const first = await answer({ question: QUESTION, options: { toolProtocol: 'native' } });
-    const archive = await (await fetch(`${dev.url}/v1/runs/${first.runId}/evidence`)).text();
-    const uploaded = (await (await fetch(`${dev.url}/v1/archives`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: archive })).json()) as any;
-    stub.setScript(structuredClone(script));
+    const archive = await (await fetch(`${live.dev.url}/v1/runs/${first.runId}/evidence`)).text();
+    const uploaded = (await (await fetch(`${live.dev.url}/v1/archives`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: archive })).json()) as any;
+    live.stub.setScript(structuredClone(script));
     const again = await answer({ question: QUESTION, options: { toolProtocol: 'native', evidence: { replay: uploaded.archiveId } } });
     expect(again.replay).toEqual({ archiveId: uploaded.archiveId, misses: 0 });
     expect(again.answer).toBe(first.answer);
